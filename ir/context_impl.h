@@ -33,6 +33,33 @@ struct kr_context {
   bool allow_unregistered;
   /* frequently used, created at context creation */
   kr_attr empty_dict, unknown_loc, unit;
+  kr_attr bool_true, bool_false;
+  kr_vec owned_buffers;      /* void *: malloc'd blobs adopted by kr_resource_adopt, freed at destroy */
 };
+
+/* --- private helpers shared by the ir/ sources --------------------------------------------- */
+
+/* kr_hmap_find with a caller-supplied matcher: `match(stored_key, arg)`.  Lets the uniquers look
+ * a candidate up without materialising it (ir/adt.c). */
+kr_hmap_entry *kr_hmap_find_by(const kr_hmap *m, uint64_t hash,
+                               bool (*match)(const void *key, const void *arg), const void *arg);
+
+/* kr_op::order spacing: an insertion between two ops takes the midpoint, so most insertions
+ * keep the block's order valid (MLIR's Operation::orderIndex scheme; ir/operations.c, blocks.c). */
+#define KR_ORDER_STRIDE 8u
+
+/* The context that interned `id` (stored in the identifier's header, ir/context.c).  An op
+ * finds its context through its name this way, so kr_op needs no context field. */
+kr_context *kr_ident_context(kr_ident id);
+
+/* Uniquing of attribute storage: `cand` is a fully filled candidate (arrays may point at caller
+ * memory; hash is computed here).  Returns the unique copy, copying arrays into the arena
+ * (ir/attributes.c). */
+kr_attr kr_attr_unique(kr_context *ctx, const struct kr_attr_storage *cand);
+
+/* Structural equality of type / attribute storage: the eq callbacks of ctx->types and
+ * ctx->attrs (ir/types.c, ir/attributes.c). */
+bool kr_type_storage_eq(const void *a, const void *b);
+bool kr_attr_storage_eq(const void *a, const void *b);
 
 #endif

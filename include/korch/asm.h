@@ -18,7 +18,10 @@ extern "C" {
  * implicit `builtin.module` unless the buffer holds exactly one `builtin.module`.  The result is
  * verified (kr_op_verify) unless `verify` is false.  Returns NULL after reporting diagnostics
  * (file:line:col) on any lexical, syntactic, name-resolution, type or verifier error.  `buf` need
- * not be NUL-terminated; it must outlive the call only. */
+ * not be NUL-terminated and may hold any bytes.  The buffer is registered with
+ * kr_context_add_source(ctx, filename, ...) so that diagnostics show the offending line: keep it
+ * alive while the context may still report diagnostics at locations of this file, or call
+ * kr_context_remove_source(ctx, filename) before freeing it.  The IR keeps no pointer into it. */
 kr_op *kr_parse_source(kr_context *ctx, const char *filename, const char *buf, size_t len, bool verify);
 
 /* Parses a single type or attribute from text (for tools and tests); NULL with a diagnostic. */
@@ -32,8 +35,17 @@ typedef struct kr_print_flags {
 } kr_print_flags;
 
 /* Prints `op` (normally a module) with deterministic value names (%0.., %arg0.., ^bb0..), and a
- * trailing `{-# dialect_resources ... #-}` section for every referenced resource. */
+ * trailing `{-# dialect_resources ... #-}` section for every referenced resource.  The text ends
+ * with a newline, as MLIR's Operation::print does (mlir-opt then adds one more).  The names are
+ * mlir-opt 19's: per region in custom form, one counter for the whole printout in generic form
+ * (see ir/printer.c).  kr_op::order of the printed ops is used as scratch (their blocks' orders
+ * are marked invalid, like after any mutation). */
 void kr_op_print(kr_op *op, kr_ostream *os, const kr_print_flags *flags);
+/* Prints `op` alone, without a trailing newline or resource section, naming values as they are
+ * named when its nearest isolated-from-above ancestor (or its outermost ancestor) is printed, so
+ * the text matches the enclosing function's printout (MLIR's Operation::print without local
+ * scope).  For diagnostics, e.g. the verifier's "block with no terminator, has ...". */
+void kr_op_print_in_context(kr_op *op, kr_ostream *os, const kr_print_flags *flags);
 void kr_type_print(kr_ostream *os, kr_type t);
 void kr_attr_print(kr_ostream *os, kr_attr a);
 
@@ -50,9 +62,10 @@ typedef struct kr_asm_parser kr_asm_parser;
 
 /* An operand reference not yet resolved to a value: %name or %name#N. */
 typedef struct kr_unresolved_operand {
-  const char *name; size_t len;   /* including '%' */
+  const char *name; size_t len;   /* including '%'; points into the parsed buffer */
   unsigned number;                /* result number (#N), 0 by default */
-  kr_attr loc;
+  kr_attr loc;                    /* NULL from the parser (a location per operand would cost a
+                                     uniqued attribute each): use kr_parser_operand_loc */
 } kr_unresolved_operand;
 
 /* A region argument declaration: %name : type (loc(...))? */
@@ -64,9 +77,13 @@ typedef struct kr_asm_argument {
 
 kr_context *kr_parser_context(kr_asm_parser *p);
 kr_attr kr_parser_loc(kr_asm_parser *p);            /* location of the next token */
+/* Location of an operand reference read by this parser (u->loc when set). */
+kr_attr kr_parser_operand_loc(kr_asm_parser *p, const kr_unresolved_operand *u);
 kr_status kr_parser_error(kr_asm_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Punctuation and keywords: `tok` is the exact spelling ("(", "->", "=", ":", "{", "attributes"). */
+/* Punctuation and keywords: `tok` is the exact spelling ("(", "->", "=", ":", "{", "attributes");
+ * a lone sigil "@", "%", "^", "#" or "!" matches any identifier starting with it.  The error
+ * of kr_parser_error gets MLIR's "custom op 'name' " prefix while an op's parse hook runs. */
 bool kr_parser_consume(kr_asm_parser *p, const char *tok);      /* optional: true if consumed */
 kr_status kr_parser_expect(kr_asm_parser *p, const char *tok);   /* error if absent */
 /* A bare identifier/keyword; *kw points into the buffer (not NUL-terminated) with *len bytes. */
@@ -94,7 +111,9 @@ kr_status kr_parser_resolve_operands(kr_asm_parser *p, const kr_unresolved_opera
 kr_status kr_parser_parse_colon_type_list(kr_asm_parser *p, kr_vec *out);
 kr_status kr_parser_parse_type_list(kr_asm_parser *p, kr_vec *out);   /* t1, t2 (at least one) */
 kr_status kr_parser_parse_arrow_type_list(kr_asm_parser *p, kr_vec *out);
-/* `(%a: t loc?, ...)` argument list, possibly empty; appended to `out` (kr_asm_argument). */
+/* `(%a: t loc?, ...)` argument list, possibly empty; appended to `out` (kr_asm_argument).  With
+ * allow_attrs_and_locs a `loc(...)` may follow each type (argument attribute dictionaries have no
+ * field in kr_asm_argument: hooks that take them parse the list themselves, as func.func does). */
 kr_status kr_parser_parse_argument_list(kr_asm_parser *p, kr_vec *out, bool allow_attrs_and_locs);
 /* `{ ... }` region.  `args` (may be NULL/0) become the entry block's arguments; a region whose
  * first block has no label then gets them.  Names defined inside are scoped to the region. */
@@ -104,6 +123,10 @@ bool kr_parser_peek(kr_asm_parser *p, const char *tok);
 kr_status kr_parser_parse_successor(kr_asm_parser *p, kr_block **out);
 /* trailing `loc(...)` if present (sets st->loc). */
 kr_status kr_parser_parse_optional_trailing_loc(kr_asm_parser *p, kr_op_state *st);
+/* A shape prefix `4x?x8x` (each dimension followed by `x`, as in `tensor<4x?x8xf32>`), possibly
+ * empty, appended to `dims` (int64_t, KR_DYNAMIC for `?`, rejected unless allow_dynamic).  The
+ * `x` glued to the next token is split off as MLIR's parseDimensionList does. */
+kr_status kr_parser_parse_dimension_list(kr_asm_parser *p, kr_vec *dims, bool allow_dynamic);
 
 /* ---------------------------------------------------------------------------------------------
  * Custom assembly: printer side. */
@@ -123,8 +146,8 @@ void kr_printer_print_attr(kr_asm_printer *p, kr_attr a);
 void kr_printer_print_optional_attr_dict(kr_asm_printer *p, kr_op *op, const char *const *elided,
                                          unsigned n, bool with_keyword);
 void kr_printer_print_symbol_name(kr_asm_printer *p, kr_ident name);   /* @name, quoted if needed */
-/* Prints `{ ... }`.  The entry block header is omitted when !print_entry_block_args and the
- * entry block has no predecessors. */
+/* Prints `{ ... }` (MLIR's printRegion).  The entry block's header `^bb0(%arg0: t):` is printed
+ * only when print_entry_block_args and the block has arguments. */
 void kr_printer_print_region(kr_asm_printer *p, kr_region *r, bool print_entry_block_args);
 /* `%arg0: type` (and loc with debuginfo). */
 void kr_printer_print_block_arg(kr_asm_printer *p, kr_value arg);

@@ -58,12 +58,13 @@ kr_diagnostic *kr_op_diag_begin(kr_op *op, kr_severity sev, const char *fmt, ...
 void kr_context_add_source(kr_context *ctx, const char *filename, const char *buf, size_t len);
 void kr_context_remove_source(kr_context *ctx, const char *filename);
 
-/* Formats `d` and its notes as
+/* Formats `d` and its notes as mlir-opt does (llvm::SourceMgr format):
  *   file:line:col: error: message
- *   <source line>
- *       ^
- * (the source line and caret when the file is registered; `<unknown>: error: ...` without a
- * file location). */
+ *   <source line>            (tabs expanded to 8-column stops)
+ *       ^                    (under column `col`, 1-based)
+ * using the first file location inside d->loc; the source line and caret only when the file
+ * is registered.  Without a file location: `<unknown>:0: error: message`, with
+ * `loc(...): ` before the message unless the location is loc(unknown). */
 void kr_diag_print(kr_ostream *os, const kr_diagnostic *d);
 /* A ready handler writing kr_diag_print output to the FILE* in `user` (stderr if NULL). */
 void kr_diag_print_handler(const kr_diagnostic *d, void *user);

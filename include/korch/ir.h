@@ -118,10 +118,11 @@ kr_type kr_type_opaque(kr_context *ctx, const char *dialect, const char *body, s
 bool kr_type_is_integer(kr_type t, unsigned width);   /* signless iN; width 0: any integer */
 bool kr_type_is_float(kr_type t);
 bool kr_type_is_shaped(kr_type t);                     /* tensor or vector */
-bool kr_type_has_static_shape(kr_type t);
+bool kr_type_has_static_shape(kr_type t);            /* ranked, no `?`; false if not shaped */
 /* Element type of a shaped type, else the type itself. */
 kr_type kr_type_element(kr_type t);
-/* Product of the dims of a statically shaped type (1 for rank 0); -1 if dynamic or unranked. */
+/* Product of the dims of a statically shaped type (1 for rank 0); -1 if dynamic or unranked;
+ * 1 for a non-shaped (scalar) type. */
 int64_t kr_type_num_elements(kr_type t);
 /* Bit width of an integer or float type; 64 for index; 0 otherwise. */
 unsigned kr_type_bitwidth(kr_type t);
@@ -194,10 +195,12 @@ struct kr_attr_storage {
 
 kr_attr kr_attr_unit(kr_context *ctx);
 kr_attr kr_attr_bool(kr_context *ctx, bool v);
-/* `type` is an integer or index type; `v` is truncated to its width (and sign- or zero-extended
- * back according to its signedness; signless is stored sign-extended). */
+/* `type` is an integer or index type (else NULL); `v` is truncated to its width (and sign- or
+ * zero-extended back according to its signedness; signless is stored sign-extended).  Width 1
+ * stores 0 or 1 whatever the signedness (i1 values print as true/false, never -1). */
 kr_attr kr_attr_integer(kr_context *ctx, kr_type type, int64_t v);
-/* `type` is a float type; `v` is rounded to it (f16/bf16/f32). */
+/* `type` is a float type (else NULL); `v` is rounded to it (f16/bf16/f32, ties to even).
+ * Uniqued by the bit pattern of the rounded value: -0.0 and 0.0 differ, NaN payloads are kept. */
 kr_attr kr_attr_float(kr_context *ctx, kr_type type, double v);
 kr_attr kr_attr_string(kr_context *ctx, const char *s, size_t len);
 kr_attr kr_attr_string_typed(kr_context *ctx, const char *s, size_t len, kr_type type);
@@ -227,6 +230,10 @@ uint16_t kr_f32_to_f16(float f);
 float kr_f16_to_f32(uint16_t h);
 uint16_t kr_f32_to_bf16(float f);
 float kr_bf16_to_f32(uint16_t h);
+/* Rounds a double directly to f16 / bf16 (one rounding, ties to even; overflow gives infinity,
+ * NaN stays a quiet NaN).  Use these rather than going through float, which rounds twice. */
+uint16_t kr_f64_to_f16(double d);
+uint16_t kr_f64_to_bf16(double d);
 
 /* Locations are attributes of kind KR_ATTR_LOCATION. */
 kr_attr kr_loc_unknown(kr_context *ctx);
@@ -324,8 +331,10 @@ kr_region *kr_op_state_add_region(kr_op_state *st);
 void kr_op_state_add_successors(kr_op_state *st, kr_block *const *blocks, unsigned n);
 void kr_op_state_free(kr_op_state *st);
 
-/* Creates a detached op.  Looks the name up among registered ops (def may stay NULL).  Returns
- * NULL and reports an error at st->loc if the attributes contain duplicates. */
+/* Creates a detached op.  Looks the name up among registered ops (def may stay NULL).  The
+ * blocks of st->regions move into the op.  Attributes: a later entry with the same name
+ * replaces an earlier one and a NULL value removes the name (not an error).  st->loc NULL:
+ * loc(unknown).  Never returns NULL for a well-formed state. */
 kr_op *kr_op_create(const kr_op_state *st);
 /* Erases `op`: erases nested regions, drops its operand uses, unlinks it from its block.  Its
  * results must have no uses left. */
@@ -399,7 +408,8 @@ kr_op *kr_block_terminator(kr_block *b);
 kr_op *kr_block_parent_op(kr_block *b);
 /* Erases every op in the block (back to front, dropping references first) and unlinks it. */
 void kr_block_erase(kr_block *b);
-/* Splits `b` before `op`: `op` and everything after it move to a new block inserted after `b`. */
+/* Splits `b` before `op`: `op` and everything after it move to a new block (no arguments)
+ * inserted after `b`.  `op` NULL: the new block is empty. */
 kr_block *kr_block_split(kr_block *b, kr_op *op);
 /* Recomputes kr_op::order for the ops of `b`. */
 void kr_block_recompute_order(kr_block *b);
@@ -409,7 +419,7 @@ bool kr_block_is_entry(const kr_block *b);
 
 kr_region *kr_region_create(kr_context *ctx);   /* detached */
 void kr_region_append_block(kr_region *r, kr_block *b);
-void kr_region_insert_block_after(kr_region *r, kr_block *after, kr_block *b);
+void kr_region_insert_block_after(kr_region *r, kr_block *after, kr_block *b);  /* after NULL: at the front */
 void kr_region_remove_block(kr_region *r, kr_block *b);
 /* Moves every block of `src` to the end of `dst`. */
 void kr_region_take_body(kr_region *dst, kr_region *src);

@@ -38,6 +38,9 @@ typedef struct kr_pass_def {
   unsigned num_options;
   /* Runs on `op`.  Reports errors as diagnostics and returns KR_FAILURE to stop the pipeline. */
   kr_status (*run)(kr_op *op, const void *options, kr_pass_run *run);
+  /* The name --print-ir-after-all headers and --timing rows show, MLIR's pass class name
+   * ("CSE", "Canonicalizer"); NULL: the argument. */
+  const char *display_name;
 } kr_pass_def;
 
 /* Lets a pass declare that it changed nothing (skips --print-ir-after-change fingerprinting). */
@@ -76,6 +79,10 @@ void kr_pass_manager_print_pipeline(kr_pass_manager *pm, kr_ostream *os);
 
 /* Instrumentation. */
 void kr_pass_manager_set_verify_each(kr_pass_manager *pm, bool on);    /* default on */
+/* `os` (NULL: stderr) also receives the dumps of kr_pass_manager_add_print_ir_after; the mode
+ * KR_PRINT_IR_NONE with a stream only sets the stream.  With names added, AFTER_CHANGE restricts
+ * them to passes that changed the IR.  Headers are MLIR's
+ * `// -----// IR Dump After CSE (cse) //----- //`, followed by the op the pass ran on. */
 void kr_pass_manager_set_ir_printing(kr_pass_manager *pm, kr_ir_print_mode mode, kr_ostream *os);
 /* --print-ir-after=NAME: print after passes named `name` (may be called repeatedly). */
 void kr_pass_manager_add_print_ir_after(kr_pass_manager *pm, const char *name);

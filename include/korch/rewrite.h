@@ -42,6 +42,9 @@ typedef struct kr_greedy_config {
   int max_rewrites;     /* per sweep; -1 unbounded */
   bool fold;            /* try kr_op_def::fold (default true) */
   bool top_down;        /* seed the worklist in pre-order (default true) */
+  /* After each sweep, erase blocks unreachable from their region's entry (MLIR's
+   * enableRegionSimplification; default true). */
+  bool region_simplify;
 } kr_greedy_config;
 
 void kr_greedy_config_default(kr_greedy_config *c);
@@ -63,7 +66,9 @@ kr_status kr_apply_patterns_greedily(kr_op *root, const kr_pattern_set *patterns
                                      const kr_greedy_config *config, bool *changed);
 
 /* Tries to fold one op in place using constant operands; materializes constants through the
- * dialect hook before `op`.  Returns KR_SUCCESS if op was folded (op erased, uses replaced). */
+ * dialect hook before `op`.  Returns KR_SUCCESS if op was folded (op erased, uses replaced), or
+ * updated in place (the fold hook returned op's own results; op stays).  Constant-like ops are
+ * never folded (MLIR: that would rematerialize them forever). */
 kr_status kr_op_try_fold(kr_rewriter *rw, kr_op *op);
 
 /* Whether `op` can be erased when its results are unused: pure, or region op with

@@ -1,0 +1,16 @@
+/* dialects/dialect_util.h - small helpers shared by korch's dialects (private). */
+#ifndef KORCH_DIALECTS_DIALECT_UTIL_H
+#define KORCH_DIALECTS_DIALECT_UTIL_H
+
+#include "korch/ir.h"
+
+/* The text of a type or attribute (as the printer writes it) for use in a diagnostic.  The
+ * string is malloc'd and owned by the caller (free it).  Never NULL. */
+char *kr_type_to_cstr(kr_type t);
+char *kr_attr_to_cstr(kr_attr a);
+
+/* Whether `name` (an attribute name) has a dialect prefix: a '.' after a non-empty first part,
+ * as MLIR requires for discardable attributes on builtin.module. */
+bool kr_attr_name_has_dialect_prefix(const char *name);
+
+#endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# test/fuzz/run-fuzz.sh - build the libFuzzer parser target with clang + ASan + UBSan, replay the
+# checked-in corpus, then fuzz.
+#
+# usage: test/fuzz/run-fuzz.sh [SECONDS] [libFuzzer flags...]
+#   SECONDS   how long to fuzz (default 60; 0: only replay, unless flags like -runs=N are given)
+#   flags     passed to the fuzzer, e.g. -runs=10000000 (10M executions), -jobs=2 -workers=2
+# examples:
+#   test/fuzz/run-fuzz.sh 60                  # what CI runs
+#   test/fuzz/run-fuzz.sh 0 -runs=10000000    # the >= 10M-execution campaign
+# env: KORCH_FUZZ_BUILD (build dir, default <repo>/build-fuzz), CC (default clang-19), JOBS (2).
+#
+# The seed corpus (test/fuzz/corpus) is never modified: new inputs go to $KORCH_FUZZ_BUILD/corpus,
+# crashes/leaks/timeouts to $KORCH_FUZZ_BUILD/artifacts/.  Prints the execution count at the end.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+secs=${1:-60}
+if [[ $# -gt 0 ]]; then shift; fi
+build=${KORCH_FUZZ_BUILD:-$root/build-fuzz}
+cc=${CC:-clang-19}
+jobs=${JOBS:-2}
+
+if ! command -v "$cc" >/dev/null; then
+  echo "run-fuzz.sh: $cc not found (apt-get install clang-19, or set CC)" >&2
+  exit 1
+fi
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$cc" \
+  -DKORCH_FUZZ=ON -DKORCH_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build "$build" --target parse_fuzz -j "$jobs"
+fuzzer=$build/test/fuzz/parse_fuzz
+seeds=$root/test/fuzz/corpus
+mkdir -p "$build/corpus" "$build/artifacts"
+
+common=(-dict="$root/test/fuzz/kir.dict" -artifact_prefix="$build/artifacts/" -timeout=10
+        -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1)
+
+echo "== replaying $(ls "$seeds" | wc -l) seed inputs"
+"$fuzzer" "${common[@]}" -runs=0 "$seeds"
+
+if [[ "$secs" == 0 && $# -eq 0 ]]; then
+  exit 0
+fi
+limit=()
+if [[ "$secs" != 0 ]]; then limit=(-max_total_time="$secs"); fi
+log=$build/fuzz.log
+echo "== fuzzing (${secs}s${*:+, $*}); log: $log"
+set +e
+"$fuzzer" "${common[@]}" -max_len=4096 "${limit[@]}" "$@" "$build/corpus" "$seeds" 2>&1 | tee "$log" |
+  grep -E '^(#[0-9]+.*(pulse|DONE|NEW)|==|stat::|SUMMARY|Done)' | grep -v ' NEW ' | tail -n 40
+rc=${PIPESTATUS[0]}
+set -e
+execs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}' | tail -n1)
+rate=$(grep -E '^stat::average_exec_per_sec:' "$log" | awk '{print $2}' | tail -n1)
+rss=$(grep -E '^stat::peak_rss_mb:' "$log" | awk '{print $2}' | tail -n1)
+echo "== executions: ${execs:-?}  exec/s: ${rate:-?}  peak RSS: ${rss:-?} MB  corpus: $(ls "$build/corpus" | wc -l) inputs  exit: $rc"
+if [[ $rc -ne 0 ]]; then
+  echo "run-fuzz.sh: the fuzzer found a problem; reproducer(s) in $build/artifacts/:" >&2
+  ls -l "$build/artifacts" >&2
+fi
+exit "$rc"

@@ -1,0 +1,71 @@
+# test/install/test-install.cmake - ctest `install.package`: the installed korch is usable.
+#   cmake -DKORCH_BUILD_DIR=.. -DKORCH_SOURCE_DIR=.. -DKORCH_LIBDIR=lib -DWORK_DIR=.. -DC_COMPILER=..
+#         -DGENERATOR=Ninja [-DEXTRA_FLAGS=-fsanitize=...] -P test-install.cmake
+# 1. `cmake --install` into a fresh prefix; the expected files are there.
+# 2. examples/dialect-plugin configures and builds out of tree with find_package(korch), and the
+#    installed korch-opt loads the plugin it produced.
+# 3. A small C program compiles and links with `pkg-config --cflags --libs korch`, and runs.
+cmake_minimum_required(VERSION 3.20)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "FAILED (${rc}): ${cmd}\n--- stdout:\n${out}\n--- stderr:\n${err}")
+  endif()
+  set(RUN_OUTPUT "${out}" PARENT_SCOPE)
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+# 1. install
+run(${CMAKE_COMMAND} --install ${KORCH_BUILD_DIR} --prefix ${prefix})
+foreach(f include/korch/korch.h include/korch/ir.h ${KORCH_LIBDIR}/libkorch.a bin/korch-opt
+          ${KORCH_LIBDIR}/cmake/korch/korchConfig.cmake ${KORCH_LIBDIR}/cmake/korch/korchConfigVersion.cmake
+          ${KORCH_LIBDIR}/cmake/korch/korchTargets.cmake ${KORCH_LIBDIR}/pkgconfig/korch.pc)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "not installed: ${prefix}/${f}")
+  endif()
+endforeach()
+
+# 2. the plugin example, out of tree
+set(flags_arg "")
+if(EXTRA_FLAGS)
+  set(flags_arg "-DCMAKE_C_FLAGS=${EXTRA_FLAGS}" "-DCMAKE_SHARED_LINKER_FLAGS=${EXTRA_FLAGS}"
+      "-DCMAKE_MODULE_LINKER_FLAGS=${EXTRA_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${EXTRA_FLAGS}")
+endif()
+run(${CMAKE_COMMAND} -S ${KORCH_SOURCE_DIR}/examples/dialect-plugin -B ${WORK_DIR}/plugin -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} ${flags_arg})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/plugin)
+file(GLOB_RECURSE plugins ${WORK_DIR}/plugin/*.so)
+if(NOT plugins)
+  message(FATAL_ERROR "the out-of-tree plugin build produced no .so in ${WORK_DIR}/plugin")
+endif()
+foreach(so ${plugins})
+  run(${prefix}/bin/korch-opt --load-dialect-plugin=${so} --help)
+  # The plugin's dialect (`toy`, examples/dialect-plugin) is then registered.
+  if(NOT RUN_OUTPUT MATCHES "Available Dialects:[^\n]*toy")
+    message(FATAL_ERROR "korch-opt --load-dialect-plugin=${so} did not register the toy dialect:\n${RUN_OUTPUT}")
+  endif()
+  message(STATUS "installed korch-opt loads ${so}")
+endforeach()
+
+# 3. pkg-config
+find_program(PKG_CONFIG pkg-config REQUIRED)
+set(ENV{PKG_CONFIG_PATH} ${prefix}/${KORCH_LIBDIR}/pkgconfig)
+run(${PKG_CONFIG} --cflags korch)
+string(STRIP "${RUN_OUTPUT}" cflags)
+run(${PKG_CONFIG} --libs korch)
+string(STRIP "${RUN_OUTPUT}" libs)
+separate_arguments(cflags UNIX_COMMAND "${cflags}")
+separate_arguments(libs UNIX_COMMAND "${libs}")
+separate_arguments(extra UNIX_COMMAND "${EXTRA_FLAGS}")
+run(${C_COMPILER} -std=c11 ${extra} ${cflags} ${KORCH_SOURCE_DIR}/test/install/consumer.c -o ${WORK_DIR}/consumer
+    ${libs})
+run(${WORK_DIR}/consumer)
+if(NOT RUN_OUTPUT MATCHES "func.func @main")
+  message(FATAL_ERROR "consumer printed unexpected IR:\n${RUN_OUTPUT}")
+endif()
+message(STATUS "pkg-config consumer OK: ${cflags} ... ${libs}")

@@ -1,0 +1,50 @@
+# test/lit.cfg.py - lit configuration of korch's FileCheck tests (run by ctest as `lit`).
+#
+# Tests are *.kir files under test/ with `// RUN:` lines.  Substitutions:
+#   korch-opt     the korch-opt of this build
+#   FileCheck, not, count   LLVM's test utilities (llvm-19-tools)
+#   %plugin_so    the in-tree build of examples/dialect-plugin (feature `plugin` when built)
+#   %korch_src    the source root
+import os
+
+import lit.formats
+
+config.name = "korch"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".kir"]
+config.excludes = ["fuzz", "unit", "lib", "install", "Inputs", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.korch_obj_root, "test")
+
+korch_opt = os.path.join(config.korch_tools_dir, "korch-opt")
+if not os.path.exists(korch_opt):
+    lit_config.fatal("korch-opt is not built: %s (build the project before running lit)" % korch_opt)
+
+# Whole-word tool names, as LLVM's lit configurations substitute them (not inside other words
+# such as `korch-opt-foo` or `%korch-opt`).
+def tool(name, path):
+    config.substitutions.append((r"(?<![\w/.%-])" + name.replace("-", r"\-") + r"(?![\w/.-])", path))
+
+config.substitutions.append(("%plugin_so", config.plugin_so or "plugin-not-built.so"))
+config.substitutions.append(("%korch_src", config.korch_src_root))
+tool("korch-opt", korch_opt)
+tool("FileCheck", config.filecheck)
+tool("not", config.not_tool)
+tool("count", config.count_tool)
+
+if config.plugin_so:
+    config.available_features.add("plugin")
+if getattr(config, "sanitized", False):
+    config.available_features.add("asan")
+
+# A sanitizer report must fail the test even under `not`: make it abort (a signal, which `not`
+# reports as a failure) instead of exiting with status 1.
+def sanitizer_options(var, extra):
+    value = os.environ.get(var, "")
+    config.environment[var] = (value + ":" if value else "") + extra
+
+sanitizer_options("ASAN_OPTIONS", "abort_on_error=1")
+sanitizer_options("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1:abort_on_error=1")
+if "LSAN_OPTIONS" in os.environ:
+    config.environment["LSAN_OPTIONS"] = os.environ["LSAN_OPTIONS"]
