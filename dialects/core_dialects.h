@@ -5,8 +5,8 @@
 
 #include "korch/dialect.h"
 
-extern const kr_dialect_def kr_builtin_dialect;   /* dialects/builtin/builtin.c */
-extern const kr_dialect_def kr_func_dialect;      /* dialects/func/func.c */
-extern const kr_dialect_def kr_arith_dialect;     /* dialects/arith/arith.c */
+extern const kr_dialect_def kr_builtin_dialect; /* dialects/builtin/builtin.c */
+extern const kr_dialect_def kr_func_dialect;    /* dialects/func/func.c */
+extern const kr_dialect_def kr_arith_dialect;   /* dialects/arith/arith.c */
 
 #endif

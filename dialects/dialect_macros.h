@@ -7,8 +7,8 @@
  *   KR_OP("dialect.name", TRAITS, NUM_OPERANDS, NUM_RESULTS, NUM_REGIONS,
  *         VERIFY, FOLD, CANONICALIZE, PARSE, PRINT, "summary")
  *
- * where TRAITS is an or-ed set of KR_TRAIT_* (0: none), the counts are exact or KR_VARIADIC, and the five hook
- * columns name functions or say NONE.  The hooks have these signatures (korch/dialect.h):
+ * where TRAITS is an or-ed set of KR_TRAIT_* (0: none), the counts are exact or KR_VARIADIC,
+ * and the five hook columns name functions or say NONE.  The hooks have these signatures (korch/dialect.h):
  *
  *   VERIFY        kr_status f(kr_op *op)
  *   FOLD          kr_status f(kr_op *op, const kr_attr *operands, kr_fold_result *results)
@@ -82,24 +82,24 @@
 
 /* First inclusion of ops.def: hook prototypes. */
 #define KR_OP_DECLARE_HOOKS(NAME, TRAITS, NOPS, NRES, NREG, VERIFY, FOLD, CANON, PARSE, PRINT, SUMMARY) \
-  KR_DECLARE_VERIFY(VERIFY) KR_DECLARE_FOLD(FOLD) KR_DECLARE_CANONICALIZE(CANON)                           \
+  KR_DECLARE_VERIFY(VERIFY) KR_DECLARE_FOLD(FOLD) KR_DECLARE_CANONICALIZE(CANON)                        \
   KR_DECLARE_PARSE(PARSE) KR_DECLARE_PRINT(PRINT)
 
 /* Second inclusion: one kr_op_def initializer per row. */
 #define KR_OP_TABLE_ROW(NAME, TRAITS, NOPS, NRES, NREG, VERIFY, FOLD, CANON, PARSE, PRINT, SUMMARY) \
-  {                                                                                                     \
-    .name = NAME,                                                                                       \
-    .traits = (TRAITS),                                                                                 \
-    .num_operands = (NOPS),                                                                             \
-    .num_results = (NRES),                                                                              \
-    .num_regions = (NREG),                                                                              \
-    .summary = SUMMARY,                                                                                 \
-    .verify = KR_HOOK(VERIFY),                                                                          \
-    .fold = KR_HOOK(FOLD),                                                                              \
-    .patterns = KR_CANON_PATTERNS(CANON, NAME),                                                         \
-    .num_patterns = KR_CANON_COUNT(CANON),                                                              \
-    .parse = KR_HOOK(PARSE),                                                                            \
-    .print = KR_HOOK(PRINT),                                                                            \
+  {                                                                                                 \
+    .name = NAME,                                                                                   \
+    .traits = (TRAITS),                                                                             \
+    .num_operands = (NOPS),                                                                         \
+    .num_results = (NRES),                                                                          \
+    .num_regions = (NREG),                                                                          \
+    .summary = SUMMARY,                                                                             \
+    .verify = KR_HOOK(VERIFY),                                                                      \
+    .fold = KR_HOOK(FOLD),                                                                          \
+    .patterns = KR_CANON_PATTERNS(CANON, NAME),                                                     \
+    .num_patterns = KR_CANON_COUNT(CANON),                                                          \
+    .parse = KR_HOOK(PARSE),                                                                        \
+    .print = KR_HOOK(PRINT),                                                                        \
   },
 
 /* Number of elements of a true array. */

@@ -54,6 +54,7 @@ void kp_free(kr_asm_parser *p) {
   kr_hmap_free(&p->attr_aliases);
   kr_hmap_free(&p->resources);
   kr_vec_free(&p->sections);
+  kr_vec_free(&p->deferred_locs);
   kr_arena_release(&p->scratch);
 }
 
@@ -556,7 +557,7 @@ static kr_op *parse_buffer(kr_asm_parser *p, bool verify) {
   }
   return NULL;
 done:
-  if (kp_report_undeclared(p) || kp_pop_block_scope(p)) return NULL;
+  if (kp_report_undeclared(p) || kp_pop_block_scope(p) || kp_resolve_deferred_locs(p)) return NULL;
   kr_op *module = take_module(p, top);
   if (!module) return NULL;
   if (verify && KR_FAILED(kr_op_verify(module))) return NULL;

@@ -225,7 +225,7 @@ kr_status kr_parser_parse_argument_list(kr_asm_parser *p, kr_vec *out, bool allo
     memset(&a, 0, sizeof a);
     if (kp_parse_operand(p, &a.ssa, false) || kp_expect(p, KR_TOK_COLON, "expected ':'") || kp_parse_type(p, &a.type))
       return KR_FAILURE;
-    if (allow_attrs_and_locs && kp_parse_optional_trailing_loc(p, &a.loc)) return KR_FAILURE;
+    if (allow_attrs_and_locs && kp_parse_optional_trailing_loc(p, &a.loc, false)) return KR_FAILURE;
     kr_vec_push(out, &a, sizeof a);
   } while (kp_consume(p, KR_TOK_COMMA));
   return kp_expect(p, KR_TOK_RPAREN, "expected ')' in argument list");
@@ -244,7 +244,7 @@ kr_status kr_parser_parse_successor(kr_asm_parser *p, kr_block **out) {
 
 kr_status kr_parser_parse_optional_trailing_loc(kr_asm_parser *p, kr_op_state *st) {
   if (p->failed) return KR_FAILURE;
-  return kp_parse_optional_trailing_loc(p, &st->loc);
+  return kp_parse_optional_trailing_loc(p, &st->loc, false);
 }
 
 kr_status kr_parser_parse_dimension_list(kr_asm_parser *p, kr_vec *dims, bool allow_dynamic) {

@@ -632,6 +632,9 @@ static kr_status parse_dense_array(kr_asm_parser *p, kr_attr *out) {
 /* ---------------------------------------------------------------------------------------------
  * Locations (LangRef "Builtin Location Attributes"). */
 
+static kr_status location_alias(kr_asm_parser *p, bool may_defer, kr_attr *out);
+static bool at_location_alias(const kr_asm_parser *p);
+
 static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
   kr_context *ctx = p->ctx;
   if (kp_is(p, KR_TOK_STRING)) {
@@ -704,32 +707,73 @@ static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
 }
 
 kr_status kp_parse_location_instance(kr_asm_parser *p, kr_attr *out) {
+  if (at_location_alias(p)) return location_alias(p, false, out);
   if (kp_enter(p) || parse_location(p, out)) return KR_FAILURE;
   kp_leave(p);
   return KR_SUCCESS;
 }
 
-kr_status kp_parse_optional_trailing_loc(kr_asm_parser *p, kr_attr *out) {
+/* A `#name` location alias (no dot: `#foo.bar` is a dialect attribute).  *out stays NULL when
+ * `may_defer` and the alias is not defined yet. */
+static kr_status location_alias(kr_asm_parser *p, bool may_defer, kr_attr *out) {
+  *out = NULL;
+  kr_hmap_entry *e = kr_hmap_find(&p->attr_aliases, kp_name_hash(p->tok.ptr + 1, p->tok.len - 1), p->tok.ptr + p->tok.len);
+  if (!e) {
+    if (!may_defer) return kp_error(p, "undefined symbol alias id '%.*s'", (int)p->tok.len - 1, p->tok.ptr + 1);
+    kp_next(p);
+    return KR_SUCCESS;
+  }
+  kr_attr loc = e->value;
+  if (loc->kind != KR_ATTR_LOCATION) {
+    char *s = kp_attr_str(loc);
+    kr_status st = kp_error(p, "expected location, but found '%s'", s);
+    free(s);
+    return st;
+  }
+  *out = loc;
+  kp_next(p);
+  return KR_SUCCESS;
+}
+
+static bool at_location_alias(const kr_asm_parser *p) {
+  return kp_is(p, KR_TOK_HASH_ID) && !memchr(p->tok.ptr, '.', p->tok.len);
+}
+
+kr_status kp_parse_optional_trailing_loc(kr_asm_parser *p, kr_attr *out, bool may_defer) {
   if (!kp_is(p, KR_TOK_KW_LOC)) return KR_SUCCESS;
   kp_next(p);
   if (kp_expect(p, KR_TOK_LPAREN, "expected '(' in location")) return KR_FAILURE;
   kr_attr loc;
-  if (kp_is(p, KR_TOK_HASH_ID) && !memchr(p->tok.ptr, '.', p->tok.len)) {
-    kr_hmap_entry *e = kr_hmap_find(&p->attr_aliases, kp_name_hash(p->tok.ptr + 1, p->tok.len - 1), p->tok.ptr + p->tok.len);
-    if (!e) return kp_error(p, "operation location alias was never defined");
-    loc = e->value;
-    if (loc->kind != KR_ATTR_LOCATION) {
-      char *s = kp_attr_str(loc);
-      kr_status st = kp_error(p, "expected location, but found '%s'", s);
-      free(s);
-      return st;
+  if (at_location_alias(p)) {
+    kr_token alias = p->tok;
+    if (location_alias(p, may_defer, &loc)) return KR_FAILURE;
+    if (!loc) {
+      kp_deferred_loc d = {out, alias.ptr, alias.len};
+      kr_vec_push(&p->deferred_locs, &d, sizeof d);
+      loc = kr_loc_unknown(p->ctx);
     }
-    kp_next(p);
   } else if (kp_parse_location_instance(p, &loc)) {
     return KR_FAILURE;
   }
   if (kp_expect(p, KR_TOK_RPAREN, "expected ')' in location")) return KR_FAILURE;
   *out = loc;
+  return KR_SUCCESS;
+}
+
+kr_status kp_resolve_deferred_locs(kr_asm_parser *p) {
+  for (size_t i = 0; i < p->deferred_locs.len; i++) {
+    kp_deferred_loc *d = &KR_VEC_AT(&p->deferred_locs, kp_deferred_loc, i);
+    kr_hmap_entry *e = kr_hmap_find(&p->attr_aliases, kp_name_hash(d->alias + 1, d->len - 1), d->alias + d->len);
+    if (!e) return kp_error_at(p, d->alias, "operation location alias was never defined");
+    kr_attr loc = e->value;
+    if (loc->kind != KR_ATTR_LOCATION) {
+      char *s = kp_attr_str(loc);
+      kr_status st = kp_error_at(p, d->alias, "expected location, but found '%s'", s);
+      free(s);
+      return st;
+    }
+    *d->target = loc;
+  }
   return KR_SUCCESS;
 }
 

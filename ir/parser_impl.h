@@ -51,6 +51,13 @@ typedef struct kp_fwd_ref {
   const char *use_ptr;
 } kp_fwd_ref;
 
+/* `loc(#alias)` before `#alias = loc(...)`: patched at the end of the file. */
+typedef struct kp_deferred_loc {
+  kr_attr *target;
+  const char *alias;    /* the '#' token */
+  size_t len;
+} kp_deferred_loc;
+
 /* A `{-# ... #-}` section parsed ahead of the ops (resources may be used before the section):
  * where it starts and the parser state right after it. */
 typedef struct kp_section {
@@ -99,6 +106,7 @@ struct kr_asm_parser {
   kr_hmap attr_aliases;    /* name end ('#') -> kr_attr */
   kr_hmap resources;       /* kr_ident key -> const kr_resource * (this file's section) */
   kr_vec sections;         /* kp_section */
+  kr_vec deferred_locs;    /* kp_deferred_loc */
   kr_arena scratch;        /* kp_fwd_ref, kp_block_info */
 
   kr_type int_types[3][65];
@@ -175,8 +183,12 @@ bool kp_at_attr(const kr_asm_parser *p);
  * out[check_from..], are errors at the key. */
 kr_status kp_parse_attr_dict_into(kr_asm_parser *p, kr_vec *out, size_t check_from);
 kr_status kp_parse_location_instance(kr_asm_parser *p, kr_attr *out);
-/* `loc(...)` if present (instance or #alias); *out unchanged when absent. */
-kr_status kp_parse_optional_trailing_loc(kr_asm_parser *p, kr_attr *out);
+/* `loc(...)` if present (instance or #alias); *out unchanged when absent.  With `may_defer`, an
+ * alias not defined yet is resolved at the end of the file (mlir-opt --mlir-print-debuginfo
+ * prints `loc(#loc3)` on ops and defines `#loc3 = loc(...)` after the module): `out` must then
+ * stay valid until kp_resolve_deferred_locs (an op's or a block argument's loc field). */
+kr_status kp_parse_optional_trailing_loc(kr_asm_parser *p, kr_attr *out, bool may_defer);
+kr_status kp_resolve_deferred_locs(kr_asm_parser *p);
 
 /* Operations, regions, names (ir/parser_ops.c). */
 kr_status kp_parse_op(kr_asm_parser *p, kr_block *block);

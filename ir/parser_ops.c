@@ -258,9 +258,8 @@ static kr_status parse_block_args(kr_asm_parser *p, kr_block *b) {
       return KR_FAILURE;
     kr_type t;
     if (kp_parse_type(p, &t)) return KR_FAILURE;
-    kr_attr loc = kr_loc_file(p->ctx, p->filename, nt.line, nt.col);
-    if (kp_parse_optional_trailing_loc(p, &loc)) return KR_FAILURE;
-    if (define(p, u.name, u.len, kr_block_add_arg(b, t, loc), 1)) return KR_FAILURE;
+    kr_value arg = kr_block_add_arg(b, t, kr_loc_file(p->ctx, p->filename, nt.line, nt.col));
+    if (kp_parse_optional_trailing_loc(p, &arg->loc, true) || define(p, u.name, u.len, arg, 1)) return KR_FAILURE;
   } while (kp_consume(p, KR_TOK_COMMA));
   return kp_expect(p, KR_TOK_RPAREN, "expected ')'");
 }
@@ -599,7 +598,7 @@ kr_status kp_parse_op(kr_asm_parser *p, kr_block *block) {
   else return kp_error_wrong(p, "expected operation name in quotes");
   if (!op) return KR_FAILURE;
   kr_block_append_op(block, op);
-  if (kp_parse_optional_trailing_loc(p, &op->loc)) return KR_FAILURE;
+  if (kp_parse_optional_trailing_loc(p, &op->loc, true)) return KR_FAILURE;
 
   size_t ngroups = p->results.len - rstart;
   if (ngroups) {

@@ -299,12 +299,13 @@ static void print_region(kr_asm_printer *p, kr_region *r, bool print_entry_args,
     size_t base = p->preds.len;
     if (entry->next || header) {
       collect_preds(p, r);
-      qsort((uint64_t *)p->preds.data + base, p->preds.len - base, sizeof(uint64_t), cmp_u64);
+      if (p->preds.len > base)
+        qsort((uint64_t *)p->preds.data + base, p->preds.len - base, sizeof(uint64_t), cmp_u64);
     }
     size_t cursor = 0;
     for (kr_block *b = entry; b; b = b->next) {
       /* p->preds may move while nested regions print: re-read its data each time. */
-      const uint64_t *preds = (const uint64_t *)p->preds.data + base;
+      const uint64_t *preds = p->preds.len > base ? (const uint64_t *)p->preds.data + base : NULL;
       print_block(p, b, b == entry ? header : true, preds, p->preds.len - base, &cursor);
     }
     p->preds.len = base;

@@ -54,6 +54,7 @@ typedef struct inliner {
   node *nodes;
   size_t n;
   kr_hmap node_of;     /* kr_op* -> index + 1 */
+  kr_symbol_table syms;   /* the root's symbols, hashed (erased nodes stay in it, flagged) */
   kr_vec scc_order;    /* size_t node indices, grouped by SCC, callees first */
   kr_vec scc_start;    /* size_t: start of each SCC in scc_order */
   kr_vec tstack;       /* Tarjan stack */
@@ -73,9 +74,13 @@ static bool is_call(kr_op *op) {
   return c && c->kind == KR_ATTR_SYMBOL_REF;
 }
 
-/* The node a call refers to, or -1. */
+/* The node a call refers to, or -1.  Nodes are direct children of the root, so only a flat
+ * reference resolved in the root's table can name one. */
 static size_t call_target(inliner *in, kr_op *call) {
-  kr_op *t = kr_symbol_lookup(call, kr_op_get_attr(call, "callee"));
+  kr_attr ref = kr_op_get_attr(call, "callee");
+  if (ref->u.symref.num_nested) return (size_t)-1;
+  kr_op *t = kr_symbol_table_of(call) == in->root ? kr_symbol_table_lookup(&in->syms, ref->u.symref.root)
+                                                  : kr_symbol_lookup(call, ref);
   return t ? node_index(in, t) : (size_t)-1;
 }
 
@@ -86,7 +91,7 @@ static void count_refs(inliner *in, kr_op *op, int delta) {
   kr__collect_symbol_refs(op->attrs, &refs);
   for (size_t i = 0; i < refs.len; i++) {
     kr_attr r = KR_VEC_AT(&refs, kr_attr, i);
-    kr_op *t = kr_symbol_lookup_in(in->root, r->u.symref.root);
+    kr_op *t = kr_symbol_table_lookup(&in->syms, r->u.symref.root);
     size_t k = t ? node_index(in, t) : (size_t)-1;
     if (k != (size_t)-1) in->nodes[k].uses += (size_t)(ptrdiff_t)delta;
   }
@@ -182,6 +187,7 @@ static kr_status build_graph(inliner *in) {
         (void *)(uintptr_t)(i + 1);
   }
   kr_vec_free(&ops);
+  kr_symbol_table_init(&in->syms, in->root);
   count_refs(in, in->root, +1);
   for (size_t i = 0; i < in->n; i++) {
     kr_vec calls = {0};
@@ -321,6 +327,7 @@ static kr_status inline_run(kr_op *op, const void *options, kr_pass_run *run) {
   for (size_t i = 0; i < in.n; i++) kr_vec_free(&in.nodes[i].edges);
   free(in.nodes);
   kr_hmap_free(&in.node_of);
+  kr_symbol_table_free(&in.syms);
   kr_vec_free(&in.scc_order);
   kr_vec_free(&in.scc_start);
   kr_vec_free(&in.tstack);

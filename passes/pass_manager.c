@@ -22,11 +22,10 @@ kr_pass_manager *kr_pass_manager_create(kr_context *ctx, const char *anchor) {
   return pm;
 }
 
-void kr_pass_manager_destroy(kr_pass_manager *pm) {
-  if (!pm) return;
+static void destroy_rec(kr_pass_manager *pm) {
   for (size_t i = 0; i < pm->entries.len; i++) {
     kr_pm_entry *e = &KR_VEC_AT(&pm->entries, kr_pm_entry, i);
-    if (e->nested) kr_pass_manager_destroy(e->nested);
+    if (e->nested) destroy_rec(e->nested);
     else kr__pass_instance_free(&e->pass);
   }
   kr_vec_free(&pm->entries);
@@ -35,6 +34,11 @@ void kr_pass_manager_destroy(kr_pass_manager *pm) {
     if (pm->own_config.default_os_init) kr_ostream_close(&pm->own_config.default_os);
   }
   free(pm);
+}
+
+void kr_pass_manager_destroy(kr_pass_manager *pm) {
+  /* A nested manager belongs to its parent: destroying it alone would leave a dangling entry. */
+  if (pm && !pm->parent) destroy_rec(pm);
 }
 
 kr_pass_manager *kr_pass_manager_nest(kr_pass_manager *pm, const char *anchor) {

@@ -7,6 +7,7 @@
  * the ops nested in it, not entering nested symbol tables, which are handled recursively) are
  * resolved in the table that holds the op, like MLIR: a reference a table cannot resolve is
  * ignored.  Every path component of a nested reference (@a::@b) becomes live. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/context_impl.h"
@@ -33,8 +34,25 @@ typedef struct sdce {
   kr_hmap live;   /* kr_op* set */
   kr_vec work;    /* kr_op * */
   kr_vec refs;    /* kr_attr: scratch symbol references of one op */
+  kr_hmap tables; /* table op -> kr_symbol_table *, built on first use (nothing is erased before
+                   * liveness is known, so they stay valid) */
   size_t erased;
 } sdce;
+
+static kr_op *lookup_in(sdce *s, kr_op *table, kr_ident name) {
+  bool ins;
+  kr_hmap_entry *e = kr_hmap_insert(&s->tables, kr_hash_ptr(table), table, &ins);
+  if (ins) {
+    kr_symbol_table *t = malloc(sizeof *t);
+    if (!t) {
+      kr_hmap_remove(&s->tables, kr_hash_ptr(table), table);
+      return kr_symbol_lookup_in(table, name);
+    }
+    kr_symbol_table_init(t, table);
+    e->value = t;
+  }
+  return kr_symbol_table_lookup(e->value, name);
+}
 
 static bool mark_live(sdce *s, kr_op *op) {
   bool ins;
@@ -112,7 +130,7 @@ static kr_status compute_liveness(sdce *s, kr_op *table, bool hidden) {
       /* Resolve every component first; an unresolvable reference marks nothing. */
       kr_op *path[16];
       unsigned depth = 0;
-      kr_op *cur = kr_symbol_lookup_in(scope, ref->u.symref.root);
+      kr_op *cur = lookup_in(s, scope, ref->u.symref.root);
       bool ok = cur != NULL;
       if (ok) path[depth++] = cur;
       for (unsigned k = 0; ok && k < ref->u.symref.num_nested; k++) {
@@ -120,7 +138,7 @@ static kr_status compute_liveness(sdce *s, kr_op *table, bool hidden) {
           ok = false;
           break;
         }
-        cur = kr_symbol_lookup_in(cur, ref->u.symref.nested[k]);
+        cur = lookup_in(s, cur, ref->u.symref.nested[k]);
         if (!cur) ok = false;
         else path[depth++] = cur;
       }
@@ -167,6 +185,12 @@ static kr_status symbol_dce_run(kr_op *op, const void *options, kr_pass_run *run
   kr_status st = compute_liveness(&s, op, hidden);
   if (!KR_FAILED(st)) erase_dead(&s, op);
   if (!s.erased) kr_pass_run_mark_unchanged(run);
+  for (size_t i = 0; i < s.tables.cap; i++)
+    if (s.tables.slots[i].hash) {
+      kr_symbol_table_free(s.tables.slots[i].value);
+      free(s.tables.slots[i].value);
+    }
+  kr_hmap_free(&s.tables);
   kr_hmap_free(&s.live);
   kr_vec_free(&s.work);
   kr_vec_free(&s.refs);

@@ -11,11 +11,10 @@
 #include "korch/diag.h"
 
 const char *const kr_arith_cmpi_predicates[KR_ARITH_NUM_CMPI_PREDICATES] = {
-  "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+    "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
 };
 const char *const kr_arith_cmpf_predicates[KR_ARITH_NUM_CMPF_PREDICATES] = {
-  "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-  "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -83,10 +82,12 @@ kr_type kr_arith_const_attr_type(kr_context *ctx, kr_attr value) {
 
 bool kr_arith_is_valid_const_attr(kr_attr v) {
   switch (v->kind) {
-  case KR_ATTR_INTEGER: case KR_ATTR_FLOAT: case KR_ATTR_BOOL: case KR_ATTR_DENSE: case KR_ATTR_RESOURCE:
-    return true;
-  default:
-    return false;
+  case KR_ATTR_INTEGER:
+  case KR_ATTR_FLOAT:
+  case KR_ATTR_BOOL:
+  case KR_ATTR_DENSE:
+  case KR_ATTR_RESOURCE: return true;
+  default: return false;
   }
 }
 
@@ -154,12 +155,13 @@ kr_status kr_arith_float_unary_verify(kr_op *op) { return kr_arith_float_binary_
 static kr_status verify_predicate(kr_op *op, unsigned n) {
   kr_attr pred = kr_op_get_attr(op, "predicate");
   if (!pred) return kr_op_emit_error(op, "requires attribute 'predicate'");
-  if (pred->kind != KR_ATTR_INTEGER || !kr_type_is_integer(pred->type, 64) || pred->u.i < 0 || pred->u.i >= (int64_t)n) {
+  if (pred->kind != KR_ATTR_INTEGER || !kr_type_is_integer(pred->type, 64) || pred->u.i < 0 ||
+      pred->u.i >= (int64_t)n) {
     char cases[128];
     size_t len = 0;
     for (unsigned i = 0; i < n; i++) len += (size_t)snprintf(cases + len, sizeof cases - len, "%s%u", i ? ", " : "", i);
-    return kr_op_emit_error(op, "attribute 'predicate' failed to satisfy constraint: allowed 64-bit signless integer cases: %s",
-                            cases);
+    return kr_op_emit_error(
+        op, "attribute 'predicate' failed to satisfy constraint: allowed 64-bit signless integer cases: %s", cases);
   }
   return KR_SUCCESS;
 }
@@ -251,7 +253,8 @@ static bool index_cast_compatible(kr_type in, kr_type out) {
 /* extf/truncf compare precision, not only width: bf16 and f16 are both 16 bits. */
 static int float_rank(kr_type t) {
   switch (t->u.fkind) {
-  case KR_F16: case KR_BF16: return 16;
+  case KR_F16:
+  case KR_BF16: return 16;
   case KR_F32: return 32;
   case KR_F64: return 64;
   }
@@ -269,7 +272,9 @@ kr_status kr_arith_trunci_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_
 kr_status kr_arith_sitofp_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_INT, CAST_FLOAT, ANY_WIDTH, NULL); }
 kr_status kr_arith_fptosi_verify(kr_op *op) { return verify_cast(op, CAST_FLOAT, CAST_FIXED_INT, ANY_WIDTH, NULL); }
 kr_status kr_arith_extf_verify(kr_op *op) { return verify_cast(op, CAST_FLOAT, CAST_FLOAT, WIDEN, extf_compatible); }
-kr_status kr_arith_truncf_verify(kr_op *op) { return verify_cast(op, CAST_FLOAT, CAST_FLOAT, NARROW, truncf_compatible); }
+kr_status kr_arith_truncf_verify(kr_op *op) {
+  return verify_cast(op, CAST_FLOAT, CAST_FLOAT, NARROW, truncf_compatible);
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Registration. */
@@ -281,9 +286,9 @@ static const kr_op_def arith_ops[] = {
 };
 
 const kr_dialect_def kr_arith_dialect = {
-  .name = "arith",
-  .summary = "integer and floating-point arithmetic, comparisons, select and casts",
-  .ops = arith_ops,
-  .num_ops = KR_ARRAY_SIZE(arith_ops),
-  .materialize_constant = kr_arith_materialize_constant,
+    .name = "arith",
+    .summary = "integer and floating-point arithmetic, comparisons, select and casts",
+    .ops = arith_ops,
+    .num_ops = KR_ARRAY_SIZE(arith_ops),
+    .materialize_constant = kr_arith_materialize_constant,
 };

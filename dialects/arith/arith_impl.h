@@ -29,12 +29,34 @@ kr_type kr_arith_with_element(kr_context *ctx, kr_type t, kr_type elem);
 extern const char *const kr_arith_cmpi_predicates[KR_ARITH_NUM_CMPI_PREDICATES];
 extern const char *const kr_arith_cmpf_predicates[KR_ARITH_NUM_CMPF_PREDICATES];
 enum {
-  KR_CMPI_EQ, KR_CMPI_NE, KR_CMPI_SLT, KR_CMPI_SLE, KR_CMPI_SGT, KR_CMPI_SGE,
-  KR_CMPI_ULT, KR_CMPI_ULE, KR_CMPI_UGT, KR_CMPI_UGE,
+  KR_CMPI_EQ,
+  KR_CMPI_NE,
+  KR_CMPI_SLT,
+  KR_CMPI_SLE,
+  KR_CMPI_SGT,
+  KR_CMPI_SGE,
+  KR_CMPI_ULT,
+  KR_CMPI_ULE,
+  KR_CMPI_UGT,
+  KR_CMPI_UGE,
 };
 enum {
-  KR_CMPF_FALSE, KR_CMPF_OEQ, KR_CMPF_OGT, KR_CMPF_OGE, KR_CMPF_OLT, KR_CMPF_OLE, KR_CMPF_ONE, KR_CMPF_ORD,
-  KR_CMPF_UEQ, KR_CMPF_UGT, KR_CMPF_UGE, KR_CMPF_ULT, KR_CMPF_ULE, KR_CMPF_UNE, KR_CMPF_UNO, KR_CMPF_TRUE,
+  KR_CMPF_FALSE,
+  KR_CMPF_OEQ,
+  KR_CMPF_OGT,
+  KR_CMPF_OGE,
+  KR_CMPF_OLT,
+  KR_CMPF_OLE,
+  KR_CMPF_ONE,
+  KR_CMPF_ORD,
+  KR_CMPF_UEQ,
+  KR_CMPF_UGT,
+  KR_CMPF_UGE,
+  KR_CMPF_ULT,
+  KR_CMPF_ULE,
+  KR_CMPF_UNE,
+  KR_CMPF_UNO,
+  KR_CMPF_TRUE,
 };
 
 /* The type a constant attribute carries: its own type, i1 for a bool; NULL if it has none. */

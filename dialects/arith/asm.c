@@ -48,10 +48,14 @@ void kr_arith_constant_print(kr_asm_printer *p, kr_op *op) {
   kr_printer_print_optional_attr_dict(p, op, elided, v ? 1 : 0, false);
   kr_printer_puts(p, " ");
   /* An i1 constant is spelled true/false, its type implied (MLIR's BoolAttr printing). */
-  if (!v) kr_printer_puts(p, "<<missing value>>");
-  else if (v->kind == KR_ATTR_BOOL) kr_printer_puts(p, v->u.b ? "true" : "false");
-  else if (v->kind == KR_ATTR_INTEGER && kr_type_is_integer(v->type, 1)) kr_printer_puts(p, v->u.i ? "true" : "false");
-  else kr_printer_print_attr(p, v);
+  if (!v)
+    kr_printer_puts(p, "<<missing value>>");
+  else if (v->kind == KR_ATTR_BOOL)
+    kr_printer_puts(p, v->u.b ? "true" : "false");
+  else if (v->kind == KR_ATTR_INTEGER && kr_type_is_integer(v->type, 1))
+    kr_printer_puts(p, v->u.i ? "true" : "false");
+  else
+    kr_printer_print_attr(p, v);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -93,7 +97,8 @@ kr_status kr_arith_cmp_parse(kr_asm_parser *p, kr_op_state *st) {
   if (pred < 0) {
     char list[160];
     size_t len = 0;
-    for (unsigned i = 0; i < n; i++) len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    for (unsigned i = 0; i < n; i++)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
     return kr_parser_error(p,
                            "expected string or keyword containing one of the following enum values for attribute "
                            "'predicate' [%s]",
@@ -179,9 +184,9 @@ kr_status kr_arith_cast_parse(kr_asm_parser *p, kr_op_state *st) {
   kr_unresolved_operand u;
   kr_type from, to;
   kr_value v;
-  if (kr_parser_parse_operand(p, &u) || kr_parser_parse_optional_attr_dict(p, st, false) ||
-      kr_parser_expect(p, ":") || kr_parser_parse_type(p, &from) || kr_parser_expect(p, "to") ||
-      kr_parser_parse_type(p, &to) || kr_parser_resolve_operand(p, &u, from, &v))
+  if (kr_parser_parse_operand(p, &u) || kr_parser_parse_optional_attr_dict(p, st, false) || kr_parser_expect(p, ":") ||
+      kr_parser_parse_type(p, &from) || kr_parser_expect(p, "to") || kr_parser_parse_type(p, &to) ||
+      kr_parser_resolve_operand(p, &u, from, &v))
     return KR_FAILURE;
   kr_op_state_add_operands(st, &v, 1);
   kr_op_state_add_results(st, &to, 1);

@@ -132,17 +132,29 @@ static kr_attr splat_attr(kr_context *ctx, kr_type type, scalar s) {
   return kr_attr_dense(ctx, type, buf, kr_type_storage_bytes(et));
 }
 
-/* Whether a constant operand is, in every element, the integer `v` (compared at the width). */
-static bool is_int_splat(kr_attr a, kr_type et, uint64_t v) {
-  if (!is_foldable_attr(a) || is_float_elem(et)) return false;
-  if (a->kind == KR_ATTR_DENSE && !a->u.dense.splat) return false;
-  unsigned w = kr_type_bitwidth(et);
-  return read_elem(a, 0, et).i == (v & mask_of(w));
+/* Whether `a` is a constant usable for an operand of type `t`: the attribute's own type is `t`
+ * (an i1 operand also takes a bool).  Constant-like ops of other dialects may hold anything, so
+ * folders check this instead of trusting the operand's constant. */
+static bool const_matches(kr_attr a, kr_type t) {
+  if (!is_foldable_attr(a)) return false;
+  if (a->kind == KR_ATTR_BOOL) return kr_type_is_integer(t, 1);
+  return a->type == t;
 }
 
-/* Whether a constant float operand is, in every element, exactly `v` (sign of zero included). */
-static bool is_float_splat(kr_attr a, kr_type et, double v) {
-  if (!is_foldable_attr(a) || !is_float_elem(et)) return false;
+/* Whether constant `a` (for an operand of type `t`) is the integer `v` in every element,
+ * compared at the element width. */
+static bool is_int_splat(kr_attr a, kr_type t, uint64_t v) {
+  kr_type et = kr_type_element(t);
+  if (!const_matches(a, t) || is_float_elem(et)) return false;
+  if (a->kind == KR_ATTR_DENSE && !a->u.dense.splat) return false;
+  return read_elem(a, 0, et).i == (v & mask_of(kr_type_bitwidth(et)));
+}
+
+/* Whether constant float `a` (for an operand of type `t`) is exactly `v` in every element, the
+ * sign of zero included. */
+static bool is_float_splat(kr_attr a, kr_type t, double v) {
+  kr_type et = kr_type_element(t);
+  if (!const_matches(a, t) || !is_float_elem(et)) return false;
   if (a->kind == KR_ATTR_DENSE && !a->u.dense.splat) return false;
   double x = read_elem(a, 0, et).f;
   return x == v && signbit(x) == signbit(v);
@@ -187,8 +199,9 @@ static kr_status fold_elementwise(kr_op *op, const kr_attr *operands, elem_fn fn
   if (n == 0 || n > 3 || op->num_results != 1) return KR_FAILURE;
   bool splat = true;
   for (unsigned i = 0; i < n; i++) {
-    if (!is_foldable_attr(operands[i])) return KR_FAILURE;
-    e.in_elem[i] = kr_type_element(kr_value_type(kr_op_operand(op, i)));
+    kr_type t = kr_value_type(kr_op_operand(op, i));
+    if (!const_matches(operands[i], t)) return KR_FAILURE;
+    e.in_elem[i] = kr_type_element(t);
     if (operands[i]->kind == KR_ATTR_DENSE && !operands[i]->u.dense.splat) splat = false;
   }
   kr_type rt = kr_value_type(kr_op_result(op, 0));
@@ -369,7 +382,10 @@ static bool e_select(const elem_op *e, const scalar *in, scalar *out) {
 }
 
 /* Casts: e->in_width is the source width, W the destination's. */
-static bool e_sext(const elem_op *e, const scalar *in, scalar *out) { out->i = bits_of(sext(A, e->in_width), W); return true; }
+static bool e_sext(const elem_op *e, const scalar *in, scalar *out) {
+  out->i = bits_of(sext(A, e->in_width), W);
+  return true;
+}
 static bool e_zext(const elem_op *e, const scalar *in, scalar *out) { (void)e; out->i = A; return true; }
 static bool e_trunc(const elem_op *e, const scalar *in, scalar *out) { out->i = A & mask_of(W); return true; }
 static bool e_index_cast(const elem_op *e, const scalar *in, scalar *out) {
@@ -437,7 +453,7 @@ kr_status kr_arith_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_res
 
 #define TRY_CONSTANT(fn) \
   if (fold_elementwise(op, operands, fn, 0, res) == KR_SUCCESS) return KR_SUCCESS
-#define RHS_IS(v) is_int_splat(operands[1], result_elem(op), (v))
+#define RHS_IS(v) is_int_splat(operands[1], kr_value_type(kr_op_operand(op, 1)), (v))
 
 kr_status kr_arith_addi_fold(kr_op *op, const kr_attr *operands, kr_fold_result *res) {
   TRY_CONSTANT(e_addi);
@@ -555,7 +571,7 @@ kr_status kr_arith_minui_fold(kr_op *op, const kr_attr *operands, kr_fold_result
   return fold_minmax(op, operands, res, 0, mask_of(result_width(op)));
 }
 
-#define RHS_IS_F(v) is_float_splat(operands[1], result_elem(op), (v))
+#define RHS_IS_F(v) is_float_splat(operands[1], kr_value_type(kr_op_operand(op, 1)), (v))
 
 /* The IEEE identities MLIR folds: x + -0.0, x - +0.0, x * 1.0, x / 1.0 are x for every x
  * (including NaN, infinities and signed zeros); x + +0.0 is not (-0.0 + +0.0 = +0.0). */
@@ -633,12 +649,11 @@ kr_status kr_arith_select_fold(kr_op *op, const kr_attr *operands, kr_fold_resul
   /* select(c, a, a) = a */
   if (kr_op_operand(op, 1) == kr_op_operand(op, 2)) return fold_to_value(res, kr_op_operand(op, 1));
   /* A constant condition that is the same everywhere picks a whole operand. */
-  kr_type i1 = kr_type_element(ct);
-  if (is_int_splat(c, i1, 1)) return fold_to_value(res, kr_op_operand(op, 1));
-  if (is_int_splat(c, i1, 0)) return fold_to_value(res, kr_op_operand(op, 2));
+  if (is_int_splat(c, ct, 1)) return fold_to_value(res, kr_op_operand(op, 1));
+  if (is_int_splat(c, ct, 0)) return fold_to_value(res, kr_op_operand(op, 2));
   /* select(c, true, false) = c for i1 results of the condition's type. */
   kr_type rt = kr_value_type(kr_op_result(op, 0));
-  if (rt == ct && is_int_splat(operands[1], i1, 1) && is_int_splat(operands[2], i1, 0))
+  if (rt == ct && is_int_splat(operands[1], rt, 1) && is_int_splat(operands[2], rt, 0))
     return fold_to_value(res, kr_op_operand(op, 0));
   return fold_elementwise(op, operands, e_select, 0, res);
 }

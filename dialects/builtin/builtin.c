@@ -68,8 +68,8 @@ static const kr_op_def builtin_ops[] = {
 };
 
 const kr_dialect_def kr_builtin_dialect = {
-  .name = "builtin",
-  .summary = "the module op that holds every program",
-  .ops = builtin_ops,
-  .num_ops = KR_ARRAY_SIZE(builtin_ops),
+    .name = "builtin",
+    .summary = "the module op that holds every program",
+    .ops = builtin_ops,
+    .num_ops = KR_ARRAY_SIZE(builtin_ops),
 };

@@ -36,7 +36,8 @@ static kr_status verify_attr_array(kr_op *op, const char *name, const char *what
   if (!a) return KR_SUCCESS;
   bool ok = a->kind == KR_ATTR_ARRAY;
   for (unsigned i = 0; ok && i < a->u.array.num; i++) ok = a->u.array.elems[i]->kind == KR_ATTR_DICT;
-  if (!ok) return kr_op_emit_error(op, "attribute '%s' failed to satisfy constraint: Array of dictionary attributes", name);
+  if (!ok)
+    return kr_op_emit_error(op, "attribute '%s' failed to satisfy constraint: Array of dictionary attributes", name);
   if (a->u.array.num != expected)
     return kr_op_emit_error(op,
                             "expects %s attribute array to have the same number of elements as the number of "
@@ -54,7 +55,8 @@ kr_status kr_func_func_verify(kr_op *op) {
   if (!fta) return kr_op_emit_error(op, "requires attribute 'function_type'");
   kr_type fty = func_signature(op);
   if (!fty)
-    return kr_op_emit_error(op, "attribute 'function_type' failed to satisfy constraint: type attribute of function type");
+    return kr_op_emit_error(op,
+                            "attribute 'function_type' failed to satisfy constraint: type attribute of function type");
 
   /* SymbolOpInterface: the visibility spellings. */
   kr_attr vis = kr_op_get_attr(op, "sym_visibility");
@@ -266,8 +268,10 @@ void kr_func_func_print(kr_asm_printer *p, kr_op *op) {
   if (vis && vis->kind == KR_ATTR_STRING) kr_printer_printf(p, " %s", vis->u.string.str);
   kr_attr name = kr_op_get_attr(op, "sym_name");
   kr_printer_puts(p, " ");
-  if (name && name->kind == KR_ATTR_STRING) kr_printer_print_symbol_name(p, name->u.string.str);
-  else kr_printer_puts(p, "@<<missing sym_name>>");
+  if (name && name->kind == KR_ATTR_STRING)
+    kr_printer_print_symbol_name(p, name->u.string.str);
+  else
+    kr_printer_puts(p, "@<<missing sym_name>>");
 
   kr_type fty = func_signature(op);
   unsigned ni = fty ? fty->u.func.num_inputs : 0, nr = fty ? fty->u.func.num_results : 0;
@@ -326,7 +330,7 @@ kr_status kr_func_return_verify(kr_op *op) {
   kr_op *fn = kr_op_parent_op(op);
   if (!is_func_func(fn)) return kr_op_emit_error(op, "expects parent op '" FUNC_FUNC "'");
   kr_type fty = func_signature(fn);
-  if (!fty) return KR_SUCCESS;   /* the function's own verifier reports it */
+  if (!fty) return KR_SUCCESS; /* the function's own verifier reports it */
   kr_attr name = kr_op_get_attr(fn, "sym_name");
   const char *fname = name && name->kind == KR_ATTR_STRING ? name->u.string.str : "";
   if (op->num_operands != fty->u.func.num_results)
@@ -353,16 +357,28 @@ static void print_operand_types(kr_asm_printer *p, kr_op *op) {
   }
 }
 
+/* Resolves operand i to types[i]; the counts must agree (kr_parser_resolve_operands would also
+ * accept one type for all operands).  MLIR: "2 operands present, but expected 1" at the first
+ * operand, whose location is `ops_loc`. */
+static kr_status resolve_exactly(kr_asm_parser *p, const kr_vec *ops, kr_attr ops_loc, const kr_type *types,
+                                 unsigned ntypes, const char *op_name, kr_op_state *st) {
+  const kr_unresolved_operand *u = KR_VEC_DATA(ops, kr_unresolved_operand);
+  if (ops->len != ntypes && ops->len > 0)
+    return kr_emit_error(kr_parser_context(p), ops_loc, "custom op '%s' %u operands present, but expected %u",
+                         op_name, (unsigned)ops->len, ntypes);
+  return kr_parser_resolve_operands(p, u, (unsigned)ops->len, types, ntypes, st);
+}
+
 /* `return` attr-dict (%a, %b `:` type, type)? */
 kr_status kr_func_return_parse(kr_asm_parser *p, kr_op_state *st) {
   if (kr_parser_parse_optional_attr_dict(p, st, false)) return KR_FAILURE;
   if (!kr_parser_peek_operand(p)) return KR_SUCCESS;
   kr_vec ops = {0}, types = {0};
   kr_status s = KR_FAILURE;
+  kr_attr ops_loc = kr_parser_loc(p);
   if (kr_parser_parse_operand_list(p, &ops) || kr_parser_expect(p, ":") || kr_parser_parse_type_list(p, &types))
     goto out;
-  s = kr_parser_resolve_operands(p, KR_VEC_DATA(&ops, kr_unresolved_operand), (unsigned)ops.len,
-                                 KR_VEC_DATA(&types, kr_type), (unsigned)types.len, st);
+  s = resolve_exactly(p, &ops, ops_loc, KR_VEC_DATA(&types, kr_type), (unsigned)types.len, "func.return", st);
 out:
   kr_vec_free(&ops);
   kr_vec_free(&types);
@@ -405,10 +421,9 @@ kr_status kr_func_call_verify(kr_op *op) {
   if (callee->kind != KR_ATTR_SYMBOL_REF || callee->u.symref.num_nested != 0)
     return kr_op_emit_error(op, "attribute 'callee' failed to satisfy constraint: flat symbol reference attribute");
   kr_op *fn = kr_symbol_lookup(op, callee);
-  if (!is_func_func(fn))
-    return kr_op_emit_error(op, "'%s' does not reference a valid function", callee->u.symref.root);
+  if (!is_func_func(fn)) return kr_op_emit_error(op, "'%s' does not reference a valid function", callee->u.symref.root);
   kr_type fty = func_signature(fn);
-  if (!fty) return KR_SUCCESS;   /* reported by the callee's verifier */
+  if (!fty) return KR_SUCCESS; /* reported by the callee's verifier */
 
   if (op->num_operands != fty->u.func.num_inputs)
     return kr_op_emit_error(op, "incorrect number of operands for callee");
@@ -423,8 +438,7 @@ kr_status kr_func_call_verify(kr_op *op) {
     return KR_FAILURE;
   }
 
-  if (op->num_results != fty->u.func.num_results)
-    return kr_op_emit_error(op, "incorrect number of results for callee");
+  if (op->num_results != fty->u.func.num_results) return kr_op_emit_error(op, "incorrect number of results for callee");
   for (unsigned i = 0; i < op->num_results; i++) {
     if (kr_value_type(kr_op_result(op, i)) == fty->u.func.results[i]) continue;
     kr_diagnostic *d = kr_op_diag_begin(op, KR_SEV_ERROR, "result type mismatch at index %u", i);
@@ -453,7 +467,9 @@ kr_status kr_func_call_parse(kr_asm_parser *p, kr_op_state *st) {
   kr_vec ops = {0};
   kr_status s = KR_FAILURE;
   kr_type fty;
-  if (kr_parser_expect(p, "(") || kr_parser_parse_operand_list(p, &ops) || kr_parser_expect(p, ")") ||
+  if (kr_parser_expect(p, "(")) goto out;
+  kr_attr ops_loc = kr_parser_loc(p);
+  if (kr_parser_parse_operand_list(p, &ops) || kr_parser_expect(p, ")") ||
       kr_parser_parse_optional_attr_dict(p, st, false) || kr_parser_expect(p, ":"))
     goto out;
   kr_attr type_loc = kr_parser_loc(p);
@@ -462,9 +478,7 @@ kr_status kr_func_call_parse(kr_asm_parser *p, kr_op_state *st) {
     kr_emit_error(ctx, type_loc, "custom op 'func.call' expected function type");
     goto out;
   }
-  if (kr_parser_resolve_operands(p, KR_VEC_DATA(&ops, kr_unresolved_operand), (unsigned)ops.len, fty->u.func.inputs,
-                                 fty->u.func.num_inputs, st))
-    goto out;
+  if (resolve_exactly(p, &ops, ops_loc, fty->u.func.inputs, fty->u.func.num_inputs, "func.call", st)) goto out;
   kr_op_state_add_results(st, fty->u.func.results, fty->u.func.num_results);
   s = KR_SUCCESS;
 out:
@@ -476,8 +490,10 @@ void kr_func_call_print(kr_asm_printer *p, kr_op *op) {
   kr_attr callee = kr_op_get_attr(op, "callee");
   static const char *const elided[] = {"callee"};
   kr_printer_puts(p, " ");
-  if (callee && callee->kind == KR_ATTR_SYMBOL_REF) kr_printer_print_attr(p, callee);
-  else kr_printer_puts(p, "@<<missing callee>>");
+  if (callee && callee->kind == KR_ATTR_SYMBOL_REF)
+    kr_printer_print_attr(p, callee);
+  else
+    kr_printer_puts(p, "@<<missing callee>>");
   kr_printer_puts(p, "(");
   kr_printer_print_operands(p, op, 0, op->num_operands);
   kr_printer_puts(p, ")");
@@ -489,8 +505,10 @@ void kr_func_call_print(kr_asm_printer *p, kr_op *op) {
   if (!res) abort();
   for (unsigned i = 0; i < op->num_results; i++) res[i] = kr_value_type(kr_op_result(op, i));
   /* `-> ()` for none, `-> t` for one non-function type, else parenthesised (MLIR's FunctionType). */
-  if (op->num_results == 1 && res[0]->kind != KR_TYPE_FUNCTION) kr_printer_print_type(p, res[0]);
-  else kr_printer_print_type_list(p, res, op->num_results, true);
+  if (op->num_results == 1 && res[0]->kind != KR_TYPE_FUNCTION)
+    kr_printer_print_type(p, res[0]);
+  else
+    kr_printer_print_type_list(p, res, op->num_results, true);
   free(res);
 }
 
@@ -501,8 +519,8 @@ static const kr_op_def func_ops[] = {
 };
 
 const kr_dialect_def kr_func_dialect = {
-  .name = "func",
-  .summary = "functions, calls and returns",
-  .ops = func_ops,
-  .num_ops = KR_ARRAY_SIZE(func_ops),
+    .name = "func",
+    .summary = "functions, calls and returns",
+    .ops = func_ops,
+    .num_ops = KR_ARRAY_SIZE(func_ops),
 };

@@ -26,8 +26,7 @@ static kr_status constant_verify(kr_op *op) {
   kr_attr v = kr_op_get_attr(op, "value");
   if (!v || (v->kind != KR_ATTR_INTEGER && v->kind != KR_ATTR_FLOAT))
     return kr_op_emit_error(op, "requires an integer or float attribute 'value'");
-  if (v->type != kr_value_type(kr_op_result(op, 0)))
-    return kr_op_emit_error(op, "'value' must have the result type");
+  if (v->type != kr_value_type(kr_op_result(op, 0))) return kr_op_emit_error(op, "'value' must have the result type");
   return KR_SUCCESS;
 }
 
@@ -70,7 +69,9 @@ static kr_status add_verify(kr_op *op) {
 static kr_status add_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results) {
   kr_context *ctx = kr_op_context(op);
   kr_type t = kr_value_type(kr_op_result(op, 0));
-  kr_attr a = operands[0], b = operands[1];
+  /* Only constants of the operands' type count (another dialect's constant may hold anything). */
+  kr_attr a = operands[0] && operands[0]->type == t ? operands[0] : NULL;
+  kr_attr b = operands[1] && operands[1]->type == t ? operands[1] : NULL;
   results[0].attr = NULL;
   results[0].value = NULL;
   if (a && b && a->kind == KR_ATTR_INTEGER && b->kind == KR_ATTR_INTEGER) {
@@ -101,7 +102,7 @@ static kr_status add_commute(kr_rewriter *rw, kr_op *op) {
 }
 
 static const kr_pattern add_patterns[] = {
-  {"toy-add-constant-to-right", "toy.add", 1, add_commute},
+    {"toy-add-constant-to-right", "toy.add", 1, add_commute},
 };
 
 /* Binary and print ops share the custom form `%a, %b attr-dict? : type`. */
@@ -139,36 +140,42 @@ static kr_status print_parse(kr_asm_parser *p, kr_op_state *st) { return operand
  * The dialect. */
 
 static const kr_op_def toy_ops[] = {
-  {
-    .name = "toy.constant",
-    .traits = KR_TRAIT_PURE | KR_TRAIT_CONSTANT_LIKE,
-    .num_operands = 0, .num_results = 1, .num_regions = 0,
-    .summary = "an integer or float constant",
-    .verify = constant_verify,
-    .fold = constant_fold,
-    .parse = constant_parse,
-    .print = constant_print,
-  },
-  {
-    .name = "toy.add",
-    .traits = KR_TRAIT_PURE | KR_TRAIT_COMMUTATIVE | KR_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE,
-    .num_operands = 2, .num_results = 1, .num_regions = 0,
-    .summary = "adds two integers or floats",
-    .verify = add_verify,
-    .fold = add_fold,
-    .patterns = add_patterns,
-    .num_patterns = sizeof add_patterns / sizeof add_patterns[0],
-    .parse = add_parse,
-    .print = operands_colon_type_print,
-  },
-  {
-    .name = "toy.print",
-    .traits = 0,
-    .num_operands = 1, .num_results = 0, .num_regions = 0,
-    .summary = "prints a value",
-    .parse = print_parse,
-    .print = operands_colon_type_print,
-  },
+    {
+        .name = "toy.constant",
+        .traits = KR_TRAIT_PURE | KR_TRAIT_CONSTANT_LIKE,
+        .num_operands = 0,
+        .num_results = 1,
+        .num_regions = 0,
+        .summary = "an integer or float constant",
+        .verify = constant_verify,
+        .fold = constant_fold,
+        .parse = constant_parse,
+        .print = constant_print,
+    },
+    {
+        .name = "toy.add",
+        .traits = KR_TRAIT_PURE | KR_TRAIT_COMMUTATIVE | KR_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE,
+        .num_operands = 2,
+        .num_results = 1,
+        .num_regions = 0,
+        .summary = "adds two integers or floats",
+        .verify = add_verify,
+        .fold = add_fold,
+        .patterns = add_patterns,
+        .num_patterns = sizeof add_patterns / sizeof add_patterns[0],
+        .parse = add_parse,
+        .print = operands_colon_type_print,
+    },
+    {
+        .name = "toy.print",
+        .traits = 0,
+        .num_operands = 1,
+        .num_results = 0,
+        .num_regions = 0,
+        .summary = "prints a value",
+        .parse = print_parse,
+        .print = operands_colon_type_print,
+    },
 };
 
 /* Folded values become toy.constant ops (integers and floats only). */
@@ -184,11 +191,11 @@ static kr_op *toy_materialize_constant(kr_builder *b, kr_attr value, kr_type typ
 }
 
 static const kr_dialect_def toy_dialect = {
-  .name = "toy",
-  .summary = "an example dialect loaded from a plugin",
-  .ops = toy_ops,
-  .num_ops = sizeof toy_ops / sizeof toy_ops[0],
-  .materialize_constant = toy_materialize_constant,
+    .name = "toy",
+    .summary = "an example dialect loaded from a plugin",
+    .ops = toy_ops,
+    .num_ops = sizeof toy_ops / sizeof toy_ops[0],
+    .materialize_constant = toy_materialize_constant,
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -197,7 +204,7 @@ static const kr_dialect_def toy_dialect = {
 static kr_walk_result strip_print(kr_op *op, void *user) {
   bool *changed = user;
   if (strcmp(op->name, "toy.print") == 0) {
-    kr_op_erase(op);   /* post-order walks allow erasing the visited op */
+    kr_op_erase(op); /* post-order walks allow erasing the visited op */
     *changed = true;
   }
   return KR_WALK_ADVANCE;
@@ -212,16 +219,15 @@ static kr_status strip_prints_run(kr_op *op, const void *options, kr_pass_run *r
 }
 
 static const kr_pass_def strip_prints_pass = {
-  .argument = "toy-strip-prints",
-  .summary = "Erase every toy.print op",
-  .run = strip_prints_run,
+    .argument = "toy-strip-prints",
+    .summary = "Erase every toy.print op",
+    .run = strip_prints_run,
 };
 
 /* The entry point korch-opt looks up (KR_PLUGIN_INIT_SYMBOL). */
 kr_status korch_plugin_init(kr_context *ctx) {
   if (kr_context_register_dialect(ctx, &toy_dialect)) return KR_FAILURE;
   /* Loading the plugin twice is harmless: the dialect registration is idempotent, the pass's not. */
-  if (kr_context_lookup_pass(ctx, strip_prints_pass.argument, strlen(strip_prints_pass.argument)))
-    return KR_SUCCESS;
+  if (kr_context_lookup_pass(ctx, strip_prints_pass.argument, strlen(strip_prints_pass.argument))) return KR_SUCCESS;
   return kr_context_register_pass(ctx, &strip_prints_pass);
 }

@@ -65,6 +65,8 @@ typedef enum kr_ir_print_mode {
 
 /* A pass manager anchored on `anchor` (e.g. KR_MODULE_OP). */
 kr_pass_manager *kr_pass_manager_create(kr_context *ctx, const char *anchor);
+/* Frees a manager made by kr_pass_manager_create and everything nested in it; a nested manager
+ * (from kr_pass_manager_nest) belongs to its parent and is left alone. */
 void kr_pass_manager_destroy(kr_pass_manager *pm);
 /* Parses a pipeline and appends it.  Accepts `anchor(p1,p2{opt=v},nested(p3))` (outer anchor must
  * match the manager's) or a bare `p1,p2,nested(p3)` list.  Reports `pipeline:col: error` on
@@ -72,7 +74,9 @@ void kr_pass_manager_destroy(kr_pass_manager *pm);
 kr_status kr_pass_manager_parse_pipeline(kr_pass_manager *pm, const char *text);
 /* Appends one pass with an option string like "max-iterations=4 top-down=false". */
 kr_status kr_pass_manager_add_pass(kr_pass_manager *pm, const char *name, const char *options);
-/* Returns (creating if needed at the end) the nested manager for `anchor`. */
+/* Returns (creating if needed at the end) the nested manager for `anchor`: the last entry when it
+ * is a nested manager for `anchor`, else a new one appended.  It is owned by `pm` (never destroy
+ * it) and shares `pm`'s instrumentation settings. */
 kr_pass_manager *kr_pass_manager_nest(kr_pass_manager *pm, const char *anchor);
 /* The textual pipeline, with every option spelled out. */
 void kr_pass_manager_print_pipeline(kr_pass_manager *pm, kr_ostream *os);

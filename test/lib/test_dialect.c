@@ -149,8 +149,10 @@ static void test_print_type(kr_asm_printer *p, kr_type t) {
   for (unsigned i = 0; i < t->u.dialect.num_params; i++) {
     if (i) kr_printer_puts(p, ", ");
     kr_attr a = t->u.dialect.params[i];
-    if (a->kind == KR_ATTR_TYPE) kr_printer_print_type(p, a->type);
-    else kr_printer_print_attr(p, a);
+    if (a->kind == KR_ATTR_TYPE)
+      kr_printer_print_type(p, a->type);
+    else
+      kr_printer_print_attr(p, a);
   }
   kr_printer_puts(p, ">");
 }
@@ -204,15 +206,15 @@ static const kr_op_def test_ops[] = {
 };
 
 static const kr_dialect_def test_dialect = {
-  .name = TEST_DIALECT,
-  .summary = "ops exercising every trait and hook, for tests",
-  .ops = test_ops,
-  .num_ops = KR_ARRAY_SIZE(test_ops),
-  .parse_type = test_parse_type,
-  .print_type = test_print_type,
-  .parse_attr = test_parse_attr,
-  .print_attr = test_print_attr,
-  .materialize_constant = test_materialize_constant,
+    .name = TEST_DIALECT,
+    .summary = "ops exercising every trait and hook, for tests",
+    .ops = test_ops,
+    .num_ops = KR_ARRAY_SIZE(test_ops),
+    .parse_type = test_parse_type,
+    .print_type = test_print_type,
+    .parse_attr = test_parse_attr,
+    .print_attr = test_print_attr,
+    .materialize_constant = test_materialize_constant,
 };
 
 kr_status kr_register_test_dialect(kr_context *ctx) { return kr_context_register_dialect(ctx, &test_dialect); }

@@ -531,6 +531,11 @@ START_TEST(identities) {
   ck_assert_ptr_eq(r.value, OPERAND(0));
   ck_assert_int_eq(fold_bin("arith.mulf", f32, NULL, fval(f32, 0.0), &r), KR_FAILURE);
   ck_assert_int_eq(fold_same("arith.subf", f32, &r), KR_FAILURE);
+  /* A constant whose attribute does not have the operand's type (another dialect's constant op
+   * may hold anything) is not used. */
+  ck_assert_int_eq(fold_bin("arith.addi", i32, fval(f32, 1.5), ival(i32, 1), &r), KR_FAILURE);
+  ck_assert_int_eq(fold_bin("arith.addi", i32, NULL, ival(intt(64), 0), &r), KR_FAILURE);
+  ck_assert_int_eq(fold_bin("arith.mulf", f32, NULL, fval(flt_t(KR_F64), 1.0), &r), KR_FAILURE);
 }
 END_TEST
 

@@ -687,6 +687,49 @@ START_TEST(verify_unregistered) {
 }
 END_TEST
 
+/* What the parser cannot express: successors in another region, successors of non-terminators. */
+START_TEST(verify_successors) {
+  kr_op *r = mk(NULL, "test.region", NULL, 0, NULL, 0, 1, NULL, 0);
+  kr_block *b0 = add_block(r, 0), *b1 = add_block(r, 0);
+  kr_op *inner = mk(b0, "test.region", NULL, 0, NULL, 0, 1, NULL, 0);
+  mk(add_block(inner, 0), "test.br", NULL, 0, NULL, 0, 0, &b1, 1);
+  mk(b0, "test.pure", NULL, 0, NULL, 0, 0, &b1, 1);
+  mk(b1, "x.br", NULL, 0, NULL, 0, 0, &b0, 1);
+  kr_op *other = mk(NULL, "test.region", NULL, 0, NULL, 0, 1, NULL, 0);
+  kr_block *ob = add_block(other, 0);
+  mk(ob, "x.jump", NULL, 0, NULL, 0, 0, &b1, 1);
+  ck_assert_int_eq(kr_op_verify(r), KR_FAILURE);
+  ck_assert_int_eq(kr_op_verify(other), KR_FAILURE);
+  ck_assert_str_eq(kr_ostream_str(&logv.os),
+                   "error: entry block of region may not have predecessors\n"
+                   "error: block with no terminator, has \"test.pure\"()[^bb1] : () -> ()\n"
+                   "error: reference to block defined in another region\n"
+                   "error: 'test.pure' op requires 0 successors but found 1\n"
+                   "error: 'x.jump' op branching to block of a different region\n");
+}
+END_TEST
+
+/* Verification leaves the IR printable with the same names, and printing leaves it verifiable
+ * (the printer reuses kr_op::order, the verifier recomputes it). */
+START_TEST(verify_after_print) {
+  kr_op *r = mk(NULL, "test.region", NULL, 0, NULL, 0, 1, NULL, 0);
+  kr_block *b = add_block(r, 0);
+  kr_op *a = mk(b, "test.pure", NULL, 0, &i32, 1, 0, NULL, 0);
+  kr_op *c = mk(b, "test.pure", (kr_value[]){kr_op_result(a, 0)}, 1, &i32, 1, 0, NULL, 0);
+  mk(b, "test.yield", (kr_value[]){kr_op_result(c, 0)}, 1, NULL, 0, 0, NULL, 0);
+  char *first = print_op(r, false);
+  ck_assert_int_eq(kr_op_verify(r), KR_SUCCESS);
+  char *second = print_op(r, false);
+  ck_assert_str_eq(first, second);
+  ck_assert_int_eq(kr_op_verify(r), KR_SUCCESS);
+  /* Moving the use before its definition is caught even though the orders were scratched. */
+  kr_op_move_before(c, a);
+  ck_assert_int_eq(kr_op_verify(r), KR_FAILURE);
+  free(first);
+  free(second);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("printer");
   TCase *tc = tcase_create("printer");
@@ -713,6 +756,8 @@ int main(void) {
   tcase_add_test(tv, verify_isolation_and_structure);
   tcase_add_test(tv, verify_terminators);
   tcase_add_test(tv, verify_unregistered);
+  tcase_add_test(tv, verify_successors);
+  tcase_add_test(tv, verify_after_print);
   suite_add_tcase(s, tv);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
