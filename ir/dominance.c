@@ -17,7 +17,7 @@ static uint32_t *scratch(kr_dominance *d, unsigned which, size_t n) {
   return v->data;
 }
 
-enum { NONE = UINT32_MAX };
+#define NONE UINT32_MAX   /* no postorder number / no idom yet */
 
 /* Builds the tree of `r` (more than one block) and stores its nodes. */
 static void compute(kr_dominance *d, kr_region *r) {

@@ -140,7 +140,9 @@ kr_status kr_parser_parse_optional_attr_dict(kr_asm_parser *p, kr_op_state *st, 
   } else if (!kp_is(p, KR_TOK_LBRACE)) {
     return KR_SUCCESS;
   }
-  return kp_parse_attr_dict_into(p, &st->attrs, 0);
+  /* Duplicates within the dictionary are errors here; against attributes the hook set itself,
+   * after the hook ("attribute 'x' occurs more than once in the attribute list"). */
+  return kp_parse_attr_dict_into(p, &st->attrs, st->attrs.len);
 }
 
 bool kr_parser_peek_operand(kr_asm_parser *p) { return !p->failed && kp_is(p, KR_TOK_PERCENT_ID); }

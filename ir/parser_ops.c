@@ -449,7 +449,8 @@ static kr_op *parse_generic(kr_asm_parser *p) {
       kp_error_wrong(p, "expected '{' in properties");
       goto out;
     }
-    if (kp_parse_attr_dict_into(p, &st->attrs, 0) || kp_expect(p, KR_TOK_GREATER, "expected '>' to close properties"))
+    if (kp_parse_attr_dict_into(p, &st->attrs, st->attrs.len) ||
+        kp_expect(p, KR_TOK_GREATER, "expected '>' to close properties"))
       goto out;
   }
 
@@ -460,7 +461,8 @@ static kr_op *parse_generic(kr_asm_parser *p) {
     if (kp_expect(p, KR_TOK_RPAREN, "expected ')' to end region list")) goto out;
   }
 
-  if (kp_is(p, KR_TOK_LBRACE) && kp_parse_attr_dict_into(p, &st->attrs, 0)) goto out;
+  if (kp_is(p, KR_TOK_LBRACE) && kp_parse_attr_dict_into(p, &st->attrs, st->attrs.len)) goto out;
+  if (kp_check_duplicate_attrs(p, st, nt.ptr)) goto out;
 
   if (kp_expect(p, KR_TOK_COLON, "expected ':' followed by operation type")) goto out;
   const char *type_ptr = p->tok.ptr;

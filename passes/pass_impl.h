@@ -69,7 +69,9 @@ const char *kr__pass_display_name(const kr_pass_def *def);
 /* A structural hash of `op` and everything nested (names, attribute, location and type identities,
  * operand value identities, block structure), to tell whether a pass changed the IR. */
 uint64_t kr__op_fingerprint(kr_op *op);
-/* Whether the IR should be printed after `def` ran: with `changed` = whether it changed. */
+/* Whether the IR may be printed after `def` runs (--print-ir-after-all, or `def` named by
+ * --print-ir-after); *need_fingerprint tells that it is printed only if the pass changed the op
+ * (--print-ir-after-change), to be decided by comparing fingerprints. */
 bool kr__should_print_after(const kr_pm_config *cfg, const kr_pass_def *def, bool *need_fingerprint);
 void kr__print_ir_after(kr_pm_config *cfg, const kr_pass_def *def, kr_op *op);
 /* Writes the --timing table for `pm` (total = seconds of the whole run). */
