@@ -2,6 +2,7 @@
  * `!alias = type`, `{-# dialect_resources ... #-}`), token handling and diagnostics shared by
  * the other parser files (see ir/parser_impl.h).  The grammar and the error messages are MLIR's
  * (mlir/docs/LangRef.md, mlir/lib/AsmParser/Parser.cpp). */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ void kp_free(kr_asm_parser *p) {
   kr_hmap_free(&p->values);
   kr_hmap_free(&p->groups);
   kr_hmap_free(&p->fwd);
+  kr_vec_free(&p->dense_names);
   kr_vec_free(&p->defs);
   kr_vec_free(&p->name_scopes);
   for (size_t i = 0; i < p->block_scopes.len; i++) kr_hmap_free(&KR_VEC_AT(&p->block_scopes, kp_block_scope, i).map);
@@ -451,46 +453,52 @@ kr_status kp_parse_file_metadata(kr_asm_parser *p) {
 }
 
 /* dense_resource<key> may come before the section that defines `key` (MLIR prints the section
- * last).  When the text contains `{-#`, a quick token scan finds the sections at brace depth 0
- * and parses them first; the main parse then skips them. */
-static kr_status prescan_sections(kr_asm_parser *p) {
-  const char *buf = p->lex.buf;
-  size_t len = (size_t)(p->lex.end - buf);
-  const char *q = buf, *end = buf + len;
-  for (; (q = memchr(q, '{', (size_t)(end - q))) != NULL; q++)
-    if (end - q >= 3 && q[1] == '-' && q[2] == '#') break;
-  if (!q) return KR_SUCCESS;
-  kr_lexer lx;
-  kr_lexer_init(&lx, buf, len);
+ * last).  The first time a key is not known yet, a token scan from the current position finds
+ * the sections that follow at brace depth <= 0 (top level: every brace open here closes first)
+ * and parses them right away; the main parse skips them when it gets there.  Files without
+ * resources never pay for the scan. */
+kr_status kp_prescan_sections(kr_asm_parser *p) {
+  if (p->prescanned) return KR_SUCCESS;
+  p->prescanned = true;
+  const char *from = p->lex.cur;
+  size_t rest = (size_t)(p->lex.end - from);
+  if (rest < 3 || !memmem(from, rest, "{-#", 3)) return KR_SUCCESS;
+  kr_lexer main_lex = p->lex;
+  kr_token main_tok = p->tok;
+  const char *main_prev = p->prev_end;
+  kr_lexer lx = p->lex;
   long depth = 0;
   kr_token t = kr_lex(&lx);
-  for (;;) {
-    switch (t.kind) {
-    case KR_TOK_EOF: goto done;
-    case KR_TOK_LBRACE: depth++; break;
-    case KR_TOK_RBRACE:
-      if (depth > 0) depth--;
-      break;
-    case KR_TOK_FILE_META_BEGIN:
-      if (depth == 0) {
-        p->lex = lx;
-        p->tok = t;
-        if (kp_parse_file_metadata(p)) return KR_FAILURE;
-        kp_section s = {t.ptr, p->lex, p->tok, p->prev_end};
-        kr_vec_push(&p->sections, &s, sizeof s);
-        lx = p->lex;
-        t = p->tok;
-        if (t.kind == KR_TOK_ERROR) return KR_FAILURE;
-        continue;
+  kr_status status = KR_SUCCESS;
+  while (t.kind != KR_TOK_EOF) {
+    if (t.kind == KR_TOK_LBRACE) {
+      depth++;
+    } else if (t.kind == KR_TOK_RBRACE) {
+      depth--;
+    } else if (t.kind == KR_TOK_FILE_META_BEGIN && depth <= 0) {
+      p->lex = lx;
+      p->tok = t;
+      if (kp_parse_file_metadata(p)) {
+        status = KR_FAILURE;
+        break;
       }
-      break;
-    default: break;  /* lexer errors are reported by the main parse */
+      kp_section sec = {t.ptr, p->lex, p->tok, p->prev_end};
+      kr_vec_push(&p->sections, &sec, sizeof sec);
+      lx = p->lex;
+      t = p->tok;
+      if (t.kind == KR_TOK_ERROR) {
+        status = KR_FAILURE;
+        break;
+      }
+      continue;
     }
+    /* Lexer errors are the main parse's to report, when it gets there. */
     t = kr_lex(&lx);
   }
-done:
-  kr_lexer_init(&p->lex, buf, len);
-  return KR_SUCCESS;
+  p->lex = main_lex;
+  p->tok = main_tok;
+  p->prev_end = main_prev;
+  return status;
 }
 
 static kr_status skip_or_parse_section(kr_asm_parser *p) {
@@ -528,7 +536,6 @@ static kr_op *take_module(kr_asm_parser *p, kr_region *top) {
 
 static kr_op *parse_buffer(kr_asm_parser *p, bool verify) {
   kr_context *ctx = p->ctx;
-  if (prescan_sections(p)) return NULL;
   p->tok = kr_lex(&p->lex);
   if (p->tok.kind == KR_TOK_ERROR) lex_error(p);
 

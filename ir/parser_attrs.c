@@ -563,6 +563,10 @@ static kr_status parse_dense_resource(kr_asm_parser *p, kr_type hint, kr_attr *o
     return KR_FAILURE;
   if (!kr_type_is_shaped(t)) return kp_error_at(p, type_ptr, "`dense_resource` expected a shaped type");
   kr_hmap_entry *e = kr_hmap_find(&p->resources, kr_hash_ptr(key), key);
+  if (!e && !p->prescanned) {
+    if (kp_prescan_sections(p)) return KR_FAILURE;
+    e = kr_hmap_find(&p->resources, kr_hash_ptr(key), key);
+  }
   const kr_resource *r = e ? e->value : kr_resource_lookup(p->ctx, key);
   if (!r) return kp_error_at(p, key_ptr, "unknown 'resource' key '%s' for dialect 'builtin'", key);
   *out = kr_attr_resource(p->ctx, t, r);

@@ -81,6 +81,7 @@ struct kr_asm_parser {
   /* SSA names: values visible here (name end -> first kr_value of the result group), the sizes
    * of result groups of ops that have several groups, forward references. */
   kr_hmap values, groups, fwd;
+  kr_vec dense_names;      /* kr_value by N for `%N` names (see ir/parser_ops.c) */
   kr_vec defs;             /* const char *: name ends defined in open regions (to pop them) */
   kr_vec name_scopes;      /* size_t: defs.len when each open region began */
   kr_vec block_scopes;     /* kp_block_scope, one per open region (reused) */
@@ -106,6 +107,7 @@ struct kr_asm_parser {
   kr_hmap attr_aliases;    /* name end ('#') -> kr_attr */
   kr_hmap resources;       /* kr_ident key -> const kr_resource * (this file's section) */
   kr_vec sections;         /* kp_section */
+  bool prescanned;
   kr_vec deferred_locs;    /* kp_deferred_loc */
   kr_arena scratch;        /* kp_fwd_ref, kp_block_info */
 
@@ -117,6 +119,8 @@ struct kr_asm_parser {
 void kp_init(kr_asm_parser *p, kr_context *ctx, const char *filename, const char *buf, size_t len);
 void kp_free(kr_asm_parser *p);
 kr_status kp_parse_file_metadata(kr_asm_parser *p);
+/* Parses the `{-# ... #-}` sections after the current position ahead of time (once). */
+kr_status kp_prescan_sections(kr_asm_parser *p);
 
 /* Tokens and diagnostics (ir/parser.c). */
 void kp_next(kr_asm_parser *p);

@@ -16,12 +16,40 @@
 
 static void push_name_scope(kr_asm_parser *p) { kr_vec_push(&p->name_scopes, &p->defs.len, sizeof(size_t)); }
 
+/* `%N` (what the printer writes: decimal, no leading zero) below KP_DENSE_NAMES is a slot of
+ * p->dense_names instead of a hash map entry: no hashing, and sequential numbers touch
+ * sequential memory.  Any other name goes through p->values. */
+#define KP_DENSE_NAMES (1u << 22)
+
+static bool dense_number(const char *name, size_t len, uint32_t *n) {
+  if (len < 2 || len > 8 || (name[1] == '0' && len > 2)) return false;
+  uint32_t v = 0;
+  for (size_t i = 1; i < len; i++) {
+    unsigned d = (unsigned)(name[i] - '0');
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  if (v >= KP_DENSE_NAMES) return false;
+  *n = v;
+  return true;
+}
+
+/* The value group defined as `name`, or NULL. */
+static kr_value lookup_def(kr_asm_parser *p, const char *name, size_t len) {
+  uint32_t n;
+  if (dense_number(name, len, &n)) return n < p->dense_names.len ? KR_VEC_AT(&p->dense_names, kr_value, n) : NULL;
+  kr_hmap_entry *e = kr_hmap_find(&p->values, kp_name_hash(name, len), name + len);
+  return e ? e->value : NULL;
+}
+
 static void pop_name_scope(kr_asm_parser *p) {
   size_t start = KR_VEC_AT(&p->name_scopes, size_t, p->name_scopes.len - 1);
   const char **defs = KR_VEC_DATA(&p->defs, const char *);
   for (size_t i = start; i < p->defs.len; i++) {
     size_t len = kp_name_len(defs[i]);
-    kr_hmap_remove(&p->values, kp_name_hash(defs[i] - len, len), defs[i]);
+    uint32_t n;
+    if (dense_number(defs[i] - len, len, &n)) KR_VEC_AT(&p->dense_names, kr_value, n) = NULL;
+    else kr_hmap_remove(&p->values, kp_name_hash(defs[i] - len, len), defs[i]);
   }
   p->defs.len = start;
   p->name_scopes.len--;
@@ -147,26 +175,40 @@ static kr_status resolve_forward(kr_asm_parser *p, const char *name, size_t len,
 /* Binds `name` to the `count` values starting at `first` (a result group or one argument). */
 static kr_status define(kr_asm_parser *p, const char *name, size_t len, kr_value first, unsigned count) {
   const char *key = name + len;
-  uint64_t h = kp_name_hash(name, len);
-  bool inserted;
-  kr_hmap_entry *e = kr_hmap_insert(&p->values, h, key, &inserted);
-  if (!inserted)
-    return kp_error_note(p, name, value_loc(p, e->value), NULL, "previously defined here",
+  kr_value *slot;
+  uint32_t n;
+  if (dense_number(name, len, &n)) {
+    if (n >= p->dense_names.len) {
+      size_t want = p->dense_names.len ? p->dense_names.len : 1024;
+      while (want <= n) want *= 2;
+      kr_vec_reserve(&p->dense_names, want, sizeof(kr_value));
+      memset(KR_VEC_DATA(&p->dense_names, kr_value) + p->dense_names.len, 0,
+             (want - p->dense_names.len) * sizeof(kr_value));
+      p->dense_names.len = want;
+    }
+    slot = &KR_VEC_AT(&p->dense_names, kr_value, n);
+  } else {
+    bool inserted;
+    kr_hmap_entry *e = kr_hmap_insert(&p->values, kp_name_hash(name, len), key, &inserted);
+    slot = (kr_value *)&e->value;
+  }
+  if (*slot)
+    return kp_error_note(p, name, value_loc(p, *slot), NULL, "previously defined here",
                          "redefinition of SSA value '%.*s'", (int)len, name);
-  e->value = first;
+  *slot = first;
   if (p->name_scopes.len > 1) KR_VEC_PUSH(&p->defs, const char *, key);
-  if (p->fwd.len)
+  if (p->fwd.len) {
+    uint64_t h = kp_name_hash(name, len);
     for (unsigned i = 0; i < count; i++)
       if (resolve_forward(p, name, len, h, i, value_at(first, i))) return KR_FAILURE;
+  }
   return KR_SUCCESS;
 }
 
 kr_status kp_resolve(kr_asm_parser *p, const kr_unresolved_operand *u, kr_type type, kr_value *out) {
   const char *key = u->name + u->len;
-  uint64_t h = kp_name_hash(u->name, u->len);
-  kr_hmap_entry *e = kr_hmap_find(&p->values, h, key);
-  if (e) {
-    kr_value first = e->value;
+  kr_value first = lookup_def(p, u->name, u->len);
+  if (first) {
     if (u->number >= group_size(p, first)) return kp_error_at(p, u->name, "reference to invalid result number");
     kr_value v = value_at(first, u->number);
     if (v->type != type)
@@ -175,8 +217,8 @@ kr_status kp_resolve(kr_asm_parser *p, const kr_unresolved_operand *u, kr_type t
     return KR_SUCCESS;
   }
   kp_fwd_ref probe = {key, u->number, NULL, NULL};
-  uint64_t fh = kr_hash_combine(h, u->number);
-  e = kr_hmap_find(&p->fwd, fh, &probe);
+  uint64_t fh = kr_hash_combine(kp_name_hash(u->name, u->len), u->number);
+  kr_hmap_entry *e = kr_hmap_find(&p->fwd, fh, &probe);
   if (e) {
     kp_fwd_ref *f = e->value;
     if (f->placeholder->type != type)
@@ -307,13 +349,11 @@ static kr_status define_entry_args(kr_asm_parser *p, kr_block *b, const kr_asm_a
   for (unsigned i = 0; i < n; i++) {
     const kr_unresolved_operand *u = &args[i].ssa;
     if (!valid_ssa_name(u->name, u->len)) return kp_error(p, "invalid SSA name for region argument %u", i);
-    const char *key = u->name + u->len;
-    uint64_t h = kp_name_hash(u->name, u->len);
-    kr_hmap_entry *e = kr_hmap_find(&p->values, h, key);
-    kp_fwd_ref probe = {key, u->number, NULL, NULL};
-    kr_hmap_entry *f = e ? NULL : kr_hmap_find(&p->fwd, kr_hash_combine(h, u->number), &probe);
+    kr_value e = lookup_def(p, u->name, u->len);
+    kp_fwd_ref probe = {u->name + u->len, u->number, NULL, NULL};
+    kr_hmap_entry *f = e ? NULL : kr_hmap_find(&p->fwd, kr_hash_combine(kp_name_hash(u->name, u->len), u->number), &probe);
     if (e || f)
-      return kp_error_note(p, u->name, e ? value_loc(p, e->value) : NULL, f ? ((kp_fwd_ref *)f->value)->use_ptr : NULL,
+      return kp_error_note(p, u->name, e ? value_loc(p, e) : NULL, f ? ((kp_fwd_ref *)f->value)->use_ptr : NULL,
                            "previously referenced here", "region entry argument '%.*s' is already in use", (int)u->len,
                            u->name);
     kr_attr loc = args[i].loc ? args[i].loc : kp_loc_at(p, u->name);

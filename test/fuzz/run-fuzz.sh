@@ -7,7 +7,8 @@
 #   flags     passed to the fuzzer, e.g. -runs=10000000 (10M executions), -jobs=2 -workers=2
 # examples:
 #   test/fuzz/run-fuzz.sh 60                  # what CI runs
-#   test/fuzz/run-fuzz.sh 0 -runs=10000000    # the >= 10M-execution campaign
+#   test/fuzz/run-fuzz.sh 0 -runs=10000000    # the >= 10M-execution campaign (one process)
+#   test/fuzz/run-fuzz.sh 0 -runs=5000000 -jobs=2 -workers=2   # the same on both cores
 # env: KORCH_FUZZ_BUILD (build dir, default <repo>/build-fuzz), CC (default clang-19), JOBS (2).
 #
 # The seed corpus (test/fuzz/corpus) is never modified: new inputs go to $KORCH_FUZZ_BUILD/corpus,
@@ -46,15 +47,23 @@ limit=()
 if [[ "$secs" != 0 ]]; then limit=(-max_total_time="$secs"); fi
 log=$build/fuzz.log
 echo "== fuzzing (${secs}s${*:+, $*}); log: $log"
+# In the build dir: with -jobs=N libFuzzer writes each job's output to ./fuzz-<i>.log.
+cd "$build"
+rm -f fuzz-*.log
 set +e
 "$fuzzer" "${common[@]}" -max_len=4096 "${limit[@]}" "$@" "$build/corpus" "$seeds" 2>&1 | tee "$log" |
-  grep -E '^(#[0-9]+.*(pulse|DONE|NEW)|==|stat::|SUMMARY|Done)' | grep -v ' NEW ' | tail -n 40
+  grep -E '^(#[0-9]+.*(pulse|DONE)|==|stat::|SUMMARY|Done)' | tail -n 40
 rc=${PIPESTATUS[0]}
 set -e
-execs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}' | tail -n1)
-rate=$(grep -E '^stat::average_exec_per_sec:' "$log" | awk '{print $2}' | tail -n1)
-rss=$(grep -E '^stat::peak_rss_mb:' "$log" | awk '{print $2}' | tail -n1)
-echo "== executions: ${execs:-?}  exec/s: ${rate:-?}  peak RSS: ${rss:-?} MB  corpus: $(ls "$build/corpus" | wc -l) inputs  exit: $rc"
+# Executions summed over the job logs (-jobs=N; the main log repeats them) or taken from the main
+# log; exec/s summed over the jobs; peak RSS of the largest process.
+logs=("$log")
+if compgen -G 'fuzz-*.log' >/dev/null; then logs=(fuzz-*.log); fi
+stats() { grep -hE "^stat::$1:" "${logs[@]}" 2>/dev/null | awk '{print $2}'; }
+execs=$(stats number_of_executed_units | awk '{s += $1} END {print s + 0}')
+rate=$(stats average_exec_per_sec | awk '{s += $1} END {print s + 0}')
+rss=$(stats peak_rss_mb | sort -n | tail -n1)
+echo "== executions: ${execs}  exec/s: ${rate}  peak RSS: ${rss:-?} MB  corpus: $(ls "$build/corpus" | wc -l) inputs  exit: $rc"
 if [[ $rc -ne 0 ]]; then
   echo "run-fuzz.sh: the fuzzer found a problem; reproducer(s) in $build/artifacts/:" >&2
   ls -l "$build/artifacts" >&2

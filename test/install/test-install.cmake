@@ -4,7 +4,8 @@
 # 1. `cmake --install` into a fresh prefix; the expected files are there.
 # 2. examples/dialect-plugin configures and builds out of tree with find_package(korch), and the
 #    installed korch-opt loads the plugin it produced.
-# 3. A small C program compiles and links with `pkg-config --cflags --libs korch`, and runs.
+# 3. A program links korch::korch through find_package(korch) and runs; a newer version is refused.
+# 4. A small C program compiles and links with `pkg-config --cflags --libs korch`, and runs.
 cmake_minimum_required(VERSION 3.20)
 
 function(run)
@@ -52,7 +53,34 @@ foreach(so ${plugins})
   message(STATUS "installed korch-opt loads ${so}")
 endforeach()
 
-# 3. pkg-config
+# 3. a program linking korch::korch through find_package
+file(MAKE_DIRECTORY ${WORK_DIR}/cmake-consumer)
+file(WRITE ${WORK_DIR}/cmake-consumer/CMakeLists.txt "cmake_minimum_required(VERSION 3.20)
+project(korch_consumer C)
+find_package(korch 0.1 REQUIRED)
+add_executable(consumer ${KORCH_SOURCE_DIR}/test/install/consumer.c)
+target_link_libraries(consumer PRIVATE korch::korch)
+")
+run(${CMAKE_COMMAND} -S ${WORK_DIR}/cmake-consumer -B ${WORK_DIR}/cmake-consumer/build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} ${flags_arg})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-consumer/build)
+run(${WORK_DIR}/cmake-consumer/build/consumer)
+if(NOT RUN_OUTPUT MATCHES "func.func @main")
+  message(FATAL_ERROR "the find_package(korch) consumer printed unexpected IR:\n${RUN_OUTPUT}")
+endif()
+# A version the package does not provide is refused (korchConfigVersion.cmake).
+file(WRITE ${WORK_DIR}/cmake-consumer-v9/CMakeLists.txt "cmake_minimum_required(VERSION 3.20)
+project(v9 C)
+find_package(korch 9.0 REQUIRED)
+")
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/cmake-consumer-v9 -B ${WORK_DIR}/cmake-consumer-v9/build
+                -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "find_package(korch 9.0) accepted the installed korch 0.x")
+endif()
+message(STATUS "find_package(korch) consumer OK")
+
+# 4. pkg-config
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(ENV{PKG_CONFIG_PATH} ${prefix}/${KORCH_LIBDIR}/pkgconfig)
 run(${PKG_CONFIG} --cflags korch)

@@ -291,6 +291,21 @@ START_TEST(resources_before_section) {
   ck_assert_uint_eq(r->alignment, 4);
   ck_assert_int_eq(((const int32_t *)r->data)[1], 2);
   ck_assert_uint_eq((uintptr_t)r->data % 4, 0);
+  /* Used inside nested regions, with sections before and after the use. */
+  m = parse("{-# dialect_resources: { builtin: { early: \"0x0100000007\" } } #-}\n"
+            "func.func @f() {\n"
+            "  \"test.region\"() ({\n"
+            "    %0 = \"test.constant\"() {value = dense_resource<late> : tensor<1xi8>} : () -> tensor<1xi8>\n"
+            "    %1 = \"test.constant\"() {value = dense_resource<early> : tensor<1xi8>} : () -> tensor<1xi8>\n"
+            "    \"test.yield\"() : () -> ()\n"
+            "  }) : () -> ()\n"
+            "  return\n"
+            "}\n"
+            "{-# dialect_resources: { builtin: { late: \"0x0100000009\" } } #-}\n");
+  ck_assert_ptr_nonnull(m);
+  kr_op *c0 = first_op(m)->regions[0].first->first->regions[0].first->first;
+  ck_assert_int_eq(((const int8_t *)kr_op_get_attr(c0, "value")->u.resource->data)[0], 9);
+  ck_assert_int_eq(((const int8_t *)kr_op_get_attr(c0->next, "value")->u.resource->data)[0], 7);
 }
 END_TEST
 
