@@ -24,10 +24,16 @@ kr_status kr_parser_error(kr_asm_parser *p, const char *fmt, ...) {
   const char *at = p->tok.ptr;
   if (p->tok.kind == KR_TOK_EOF && at > p->lex.buf) at--;
   if (p->custom_op) {
-    size_t n = strlen(p->custom_op) + strlen(fmt) + 16;
+    /* The op name goes into the format, so its '%' (if any) are doubled. */
+    size_t n = 2 * strlen(p->custom_op) + strlen(fmt) + 16, k = 0;
     char *f = malloc(n);
     if (!f) abort();
-    snprintf(f, n, "custom op '%s' %s", p->custom_op, fmt);
+    k += (size_t)snprintf(f, n, "custom op '");
+    for (const char *c = p->custom_op; *c; c++) {
+      if (*c == '%') f[k++] = '%';
+      f[k++] = *c;
+    }
+    snprintf(f + k, n - k, "' %s", fmt);
     s = kp_verror_at(p, at, NULL, NULL, f, ap);
     free(f);
   } else {

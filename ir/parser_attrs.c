@@ -440,19 +440,31 @@ static kr_status dense_from_hex(kr_asm_parser *p, const char *dense_ptr, const k
   bool ok = he - h >= 2 && h[0] == '0' && h[1] == 'x' && !((he - h) & 1);
   for (const char *c = h + 2; ok && c < he; c++) ok = hexdig(*c) >= 0;
   if (!ok) return kp_error_at(p, hex->ptr, "expected string containing hex digits starting with `0x`");
-  size_t n = (size_t)(he - h - 2) / 2, esz = kr_type_storage_bytes(t->u.shaped.elem);
+  kr_type et = t->u.shaped.elem;
+  size_t n = (size_t)(he - h - 2) / 2, esz = kr_type_storage_bytes(et);
   size_t count = (size_t)kr_type_num_elements(t);
-  if (!(n == esz * count || (n == esz && count >= 1))) {
+  /* i1 elements are bit-packed, least significant bit first, as MLIR (and korch's printer)
+   * write them; a single 0x00/0xFF byte is a splat; one byte per element is accepted too. */
+  bool packed = et->kind == KR_TYPE_INTEGER && et->u.integer.width == 1 && count > 0 && n == (count + 7) / 8;
+  if (!packed && !(n == esz * count || (n == esz && count >= 1))) {
     char *ts = kp_type_str(t);
     kr_status s = kp_error_at(p, dense_ptr, "elements hex data size is invalid for provided type: '%s'", ts);
     free(ts);
     return s;
   }
   p->bytes.len = 0;
-  kr_vec_reserve(&p->bytes, n ? n : 1, 1);
+  size_t size = packed ? count : n;
+  kr_vec_reserve(&p->bytes, size ? size : 1, 1);
   unsigned char *d = p->bytes.data;
-  for (size_t i = 0; i < n; i++) d[i] = (unsigned char)(hexdig(h[2 + 2 * i]) * 16 + hexdig(h[3 + 2 * i]));
-  *out = kr_attr_dense(p->ctx, t, d, n);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char byte = (unsigned char)(hexdig(h[2 + 2 * i]) * 16 + hexdig(h[3 + 2 * i]));
+    if (!packed) {
+      d[i] = byte;
+      continue;
+    }
+    for (size_t j = 0; j < 8 && i * 8 + j < count; j++) d[i * 8 + j] = (byte >> j) & 1;
+  }
+  *out = kr_attr_dense(p->ctx, t, d, size);
   if (!*out) return kp_error_at(p, dense_ptr, "invalid dense elements data");
   return KR_SUCCESS;
 }

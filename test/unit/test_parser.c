@@ -325,6 +325,13 @@ START_TEST(standalone_attrs) {
   ck_assert_ptr_nonnull(a);
   ck_assert_double_eq(kr_dense_get_f64(a, 1), 2.5);
   ck_assert_ptr_eq(kr_parse_attr_str(ctx, "1 : i32"), kr_attr_integer(ctx, kr_type_integer(ctx, 32, KR_SIGNLESS), 1));
+  /* i1 hex is bit-packed, LSB first (MLIR's storage, and what the printer writes). */
+  a = kr_parse_attr_str(ctx, "dense<\"0x0D01\"> : tensor<9xi1>");
+  ck_assert_ptr_nonnull(a);
+  static const int bits[9] = {1, 0, 1, 1, 0, 0, 0, 0, 1};
+  for (int i = 0; i < 9; i++) ck_assert_int_eq(kr_dense_get_i64(a, (size_t)i) != 0, bits[i]);
+  a = kr_parse_attr_str(ctx, "dense<\"0xFF\"> : tensor<20xi1>");
+  ck_assert(a && a->u.dense.splat && kr_dense_get_i64(a, 19));
   ck_assert_ptr_null(kr_parse_attr_str(ctx, "1 : i32 x"));
   ck_assert_str_eq(diags[ndiags - 1].msg, "found trailing characters: 'x'");
 }
@@ -528,6 +535,183 @@ START_TEST(nesting_limit) {
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------------------------------------
+ * The custom-assembly API (korch/asm.h), through a small dialect whose parse hooks call every
+ * kr_parser_* function. */
+
+/* `ptest.ints -5, 0x10, true` -> {v = [-5, 16, 1]} */
+static kr_status ptest_ints_parse(kr_asm_parser *p, kr_op_state *st) {
+  kr_context *c = kr_parser_context(p);
+  kr_attr elems[3];
+  for (int i = 0; i < 3; i++) {
+    int64_t v;
+    if ((i && kr_parser_expect(p, ",")) || kr_parser_parse_integer(p, &v)) return KR_FAILURE;
+    elems[i] = kr_attr_integer(c, kr_type_integer(c, 64, KR_SIGNLESS), v);
+  }
+  kr_op_state_add_attr(st, "v", kr_attr_array(c, elems, 3));
+  return KR_SUCCESS;
+}
+
+/* `%r = ptest.add %a, %b : i32 {attrs}?` (one type for all operands) */
+static kr_status ptest_add_parse(kr_asm_parser *p, kr_op_state *st) {
+  kr_vec ops = {0}, types = {0};
+  kr_status s = KR_FAILURE;
+  if (kr_parser_parse_operand_list(p, &ops) || kr_parser_parse_colon_type_list(p, &types) ||
+      kr_parser_parse_optional_attr_dict(p, st, false) ||
+      kr_parser_resolve_operands(p, KR_VEC_DATA(&ops, kr_unresolved_operand), (unsigned)ops.len,
+                                 KR_VEC_DATA(&types, kr_type), (unsigned)types.len, st))
+    goto out;
+  kr_op_state_add_results(st, KR_VEC_DATA(&types, kr_type), 1);
+  s = KR_SUCCESS;
+out:
+  kr_vec_free(&ops);
+  kr_vec_free(&types);
+  return s;
+}
+
+/* `ptest.region (%x: i32, %y: f32 loc(...)) attributes {..}? { ... }` */
+static kr_status ptest_region_parse(kr_asm_parser *p, kr_op_state *st) {
+  kr_vec args = {0};
+  kr_status s = KR_FAILURE;
+  if (kr_parser_parse_argument_list(p, &args, true) || kr_parser_parse_optional_attr_dict(p, st, true)) goto out;
+  s = kr_parser_parse_region(p, kr_op_state_add_region(st), KR_VEC_DATA(&args, kr_asm_argument), (unsigned)args.len);
+out:
+  kr_vec_free(&args);
+  return s;
+}
+
+/* `%r:N = ptest.shape 4x?x8x f32 -> (types)`: dims and element as attributes, results from the
+ * arrow list. */
+static kr_status ptest_shape_parse(kr_asm_parser *p, kr_op_state *st) {
+  kr_context *c = kr_parser_context(p);
+  kr_vec dims = {0}, results = {0};
+  kr_type elem;
+  kr_status s = KR_FAILURE;
+  if (kr_parser_parse_dimension_list(p, &dims, true) || kr_parser_parse_type(p, &elem) ||
+      kr_parser_parse_arrow_type_list(p, &results))
+    goto out;
+  kr_op_state_add_attr(st, "shape", kr_attr_type(c, kr_type_tensor(c, KR_VEC_DATA(&dims, int64_t), (unsigned)dims.len, elem)));
+  kr_op_state_add_results(st, KR_VEC_DATA(&results, kr_type), (unsigned)results.len);
+  s = KR_SUCCESS;
+out:
+  kr_vec_free(&dims);
+  kr_vec_free(&results);
+  return s;
+}
+
+/* `ptest.words "text" keyword (@sym)?` with an error of the hook's own for `bad` */
+static kr_status ptest_words_parse(kr_asm_parser *p, kr_op_state *st) {
+  kr_context *c = kr_parser_context(p);
+  kr_ident str, sym;
+  const char *kw;
+  size_t len;
+  if (kr_parser_parse_string(p, &str)) return KR_FAILURE;
+  if (kr_parser_peek_keyword(p, "bad")) return kr_parser_error(p, "does not like '%s'", "bad");
+  if (kr_parser_parse_keyword(p, &kw, &len)) return KR_FAILURE;
+  kr_op_state_add_attr(st, "str", kr_attr_string(c, str, kr_ident_len(str)));
+  kr_op_state_add_attr(st, "kw", kr_attr_string(c, kw, len));
+  if (kr_parser_peek(p, "@")) {
+    if (kr_parser_parse_symbol_name(p, &sym)) return KR_FAILURE;
+    kr_op_state_add_attr(st, "sym", kr_attr_symbol_ref(c, sym, NULL, 0));
+  }
+  return kr_parser_parse_optional_trailing_loc(p, st);
+}
+
+/* `ptest.br ^bb(, ^bb)*` */
+static kr_status ptest_br_parse(kr_asm_parser *p, kr_op_state *st) {
+  do {
+    kr_block *b;
+    if (kr_parser_parse_successor(p, &b)) return KR_FAILURE;
+    kr_op_state_add_successors(st, &b, 1);
+  } while (kr_parser_consume(p, ","));
+  return KR_SUCCESS;
+}
+
+/* `%r = ptest.attr <attribute with an i16 hint>` */
+static kr_status ptest_attr_parse(kr_asm_parser *p, kr_op_state *st) {
+  kr_context *c = kr_parser_context(p);
+  kr_attr a;
+  if (kr_parser_parse_attr(p, kr_type_integer(c, 16, KR_SIGNLESS), &a)) return KR_FAILURE;
+  kr_op_state_add_attr(st, "value", a);
+  return KR_SUCCESS;
+}
+
+static const kr_op_def ptest_ops[] = {
+    {.name = "ptest.ints", .num_operands = 0, .num_results = 0, .parse = ptest_ints_parse},
+    {.name = "ptest.add", .num_operands = KR_VARIADIC, .num_results = 1, .parse = ptest_add_parse},
+    {.name = "ptest.region", .num_operands = 0, .num_results = 0, .num_regions = 1, .parse = ptest_region_parse},
+    {.name = "ptest.shape", .num_operands = 0, .num_results = KR_VARIADIC, .parse = ptest_shape_parse},
+    {.name = "ptest.words", .num_operands = 0, .num_results = 0, .parse = ptest_words_parse},
+    {.name = "ptest.br", .traits = KR_TRAIT_TERMINATOR, .num_operands = 0, .num_results = 0, .parse = ptest_br_parse},
+    {.name = "ptest.attr", .num_operands = 0, .num_results = 0, .parse = ptest_attr_parse},
+};
+static const kr_dialect_def ptest_dialect = {.name = "ptest", .ops = ptest_ops, .num_ops = sizeof ptest_ops / sizeof *ptest_ops};
+
+START_TEST(custom_assembly_api) {
+  ck_assert(!kr_context_register_dialect(ctx, &ptest_dialect));
+  kr_context_set_allow_unregistered(ctx, true);
+  const char *text = "ptest.ints -5, 0x10, true\n"
+                     "%a = \"x.a\"() : () -> i32\n"
+                     "%s = ptest.add %a, %a, %a : i32 {tag}\n"
+                     "ptest.region (%x: i32, %y: f32 loc(\"l.c\":1:2)) attributes {k = 1} {\n"
+                     "  \"x.use\"(%x, %y, %s) : (i32, f32, i32) -> ()\n"
+                     "}\n"
+                     "%r:2 = ptest.shape 4x?x8xf32 -> (i8, f16)\n"
+                     "ptest.words \"a\\nb\" zzz @sym loc(unknown)\n"
+                     "ptest.attr 300\n"
+                     "\"x.r\"() ({\n"
+                     "  ptest.br ^bb1, ^bb1\n"
+                     "^bb1:\n"
+                     "  \"x.end\"() : () -> ()\n"
+                     "}) : () -> ()\n";
+  kr_op *m = kr_parse_source(ctx, "t.kir", text, strlen(text), false);
+  ck_assert_ptr_nonnull(m);
+  kr_op *ints = first_op(m), *a = ints->next, *add = a->next, *reg = add->next, *shape = reg->next;
+  kr_op *words = shape->next, *attr = words->next, *xr = attr->next;
+  kr_attr v = kr_op_get_attr(ints, "v");
+  ck_assert_int_eq(v->u.array.elems[0]->u.i, -5);
+  ck_assert_int_eq(v->u.array.elems[1]->u.i, 16);
+  ck_assert_int_eq(v->u.array.elems[2]->u.i, 1);
+  ck_assert_uint_eq(add->num_operands, 3);
+  ck_assert_ptr_eq(kr_op_operand(add, 2), kr_op_result(a, 0));
+  ck_assert_ptr_nonnull(kr_op_get_attr(add, "tag"));
+  kr_block *entry = reg->regions[0].first;
+  ck_assert_uint_eq(entry->num_args, 2);
+  ck_assert_str_eq(entry->args[1]->loc->u.loc.name, "l.c");
+  ck_assert_uint_eq(entry->args[0]->loc->u.loc.col, 15); /* the %x name */
+  ck_assert_ptr_eq(kr_op_operand(entry->first, 1), entry->args[1]);
+  ck_assert_ptr_eq(kr_op_operand(entry->first, 2), kr_op_result(add, 0));
+  ck_assert_int_eq(kr_op_get_attr(reg, "k")->u.i, 1);
+  kr_type st = kr_op_get_attr(shape, "shape")->type;
+  ck_assert_uint_eq(st->u.shaped.rank, 3);
+  ck_assert_int_eq(st->u.shaped.dims[1], KR_DYNAMIC);
+  ck_assert_ptr_eq(st->u.shaped.elem, kr_type_float(ctx, KR_F32));
+  ck_assert_uint_eq(shape->num_results, 2);
+  ck_assert_mem_eq(kr_op_get_attr(words, "str")->u.string.str, "a\nb", 3);
+  ck_assert_str_eq(kr_op_get_attr(words, "kw")->u.string.str, "zzz");
+  ck_assert_str_eq(kr_op_get_attr(words, "sym")->u.symref.root, "sym");
+  ck_assert_int_eq(words->loc->u.loc.kind, KR_LOC_UNKNOWN);
+  ck_assert_int_eq(kr_op_get_attr(attr, "value")->u.i, 300);
+  ck_assert(kr_type_is_integer(kr_op_get_attr(attr, "value")->type, 16));
+  kr_op *br = xr->regions[0].first->first;
+  ck_assert_uint_eq(br->num_successors, 2);
+  ck_assert_ptr_eq(br->successors[1], xr->regions[0].first->next);
+
+  /* Errors through the API: the hook's own message carries the op prefix, the API's do not. */
+  EXPECT_ERROR("ptest.words \"x\" bad", 1, 17, "custom op 'ptest.words' does not like 'bad'");
+  EXPECT_ERROR("ptest.ints 1, 99999999999999999999, 3", 1, 15, "integer value too large");
+  EXPECT_ERROR("ptest.ints 1 2", 1, 13, "expected ','");
+  EXPECT_ERROR("%a = \"x.a\"() : () -> i32\n%s = ptest.add %a, %a : i32, i32, i32", 2, 16,
+               "2 operands present, but expected 3");
+  EXPECT_ERROR("ptest.region (%x#1: i32) {\n}", 1, 17, "result number not allowed in argument list");
+  EXPECT_ERROR("ptest.shape 4x?x8xf32 (i8)", 1, 22, "expected '->'");
+  EXPECT_ERROR("ptest.words 7", 1, 12, "expected string");
+  EXPECT_ERROR("ptest.words \"x\" @s", 1, 16, "expected valid keyword");
+  EXPECT_ERROR("ptest.attr 70000", 1, 12, "integer constant out of range for attribute");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("parser");
   TCase *good = tcase_create("good");
@@ -545,6 +729,7 @@ static Suite *suite(void) {
   tcase_add_test(good, custom_hooks);
   tcase_add_test(good, standalone_attrs);
   tcase_add_test(good, buffer_without_terminator);
+  tcase_add_test(good, custom_assembly_api);
   suite_add_tcase(s, good);
   TCase *bad = tcase_create("bad");
   tcase_add_checked_fixture(bad, setup, teardown);
