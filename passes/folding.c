@@ -42,10 +42,58 @@ kr_region *kr__constant_insertion_region(kr_block *block) {
   }
 }
 
+/* Folds that follow from traits alone (MLIR's OpTrait::impl::foldCommutative, foldInvolution and
+ * foldIdempotent), tried when the op's own folder does not fold.  Either rewrites `op` in place
+ * (*in_place) or names the value that replaces its single result (*repl). */
+static bool trait_fold(kr_op *op, kr_value *repl, bool *in_place) {
+  uint32_t t = op->def->traits;
+  if ((t & KR_TRAIT_COMMUTATIVE) && op->num_operands >= 2) {
+    /* Constants go to the end, keeping the relative order of each group, so folders and
+     * patterns look at one side only and CSE sees one spelling. */
+    kr_value small[8];
+    kr_value *v = op->num_operands <= 8 ? small : malloc(op->num_operands * sizeof(kr_value));
+    if (!v) return false;
+    unsigned n = 0;
+    for (int want_const = 0; want_const < 2; want_const++)
+      for (uint32_t i = 0; i < op->num_operands; i++) {
+        kr_op *d = kr_value_defining_op(kr_op_operand(op, i));
+        if ((d && kr_op_constant_value(d)) == (want_const != 0)) v[n++] = kr_op_operand(op, i);
+      }
+    bool moved = false;
+    for (uint32_t i = 0; i < op->num_operands; i++) moved |= v[i] != kr_op_operand(op, i);
+    if (moved) kr_op_set_operands(op, v, n);
+    if (v != small) free(v);
+    if (moved) {
+      *in_place = true;
+      return true;
+    }
+  }
+  if (!(t & (KR_TRAIT_INVOLUTION | KR_TRAIT_IDEMPOTENT)) || op->num_results != 1) return false;
+  if (op->num_operands == 1) {
+    kr_op *inner = kr_value_defining_op(kr_op_operand(op, 0));
+    if (!inner || inner->name != op->name || inner->attrs != op->attrs || inner->num_operands != 1) return false;
+    /* f(f(x)) = x for an involution, f(f(x)) = f(x) for an idempotent op. */
+    *repl = (t & KR_TRAIT_INVOLUTION) ? kr_op_operand(inner, 0) : kr_op_operand(op, 0);
+    return true;
+  }
+  if ((t & KR_TRAIT_IDEMPOTENT) && op->num_operands == 2 && kr_op_operand(op, 0) == kr_op_operand(op, 1)) {
+    *repl = kr_op_operand(op, 0);   /* f(x, x) = x */
+    return true;
+  }
+  return false;
+}
+
 kr_status kr__op_try_fold(kr_rewriter *rw, kr_op *op, bool *in_place) {
   *in_place = false;
   /* Folding a constant gives back its own value: it would be rematerialized forever. */
-  if (!op->def || !op->def->fold || (op->def->traits & KR_TRAIT_CONSTANT_LIKE)) return KR_FAILURE;
+  if (!op->def || (op->def->traits & KR_TRAIT_CONSTANT_LIKE)) return KR_FAILURE;
+  if (!op->def->fold) {
+    kr_value repl = NULL;
+    if (!trait_fold(op, &repl, in_place)) return KR_FAILURE;
+    if (*in_place) kr_rewriter_modified(rw, op);
+    else kr_rewriter_replace_op(rw, op, &repl);
+    return KR_SUCCESS;
+  }
   kr_attr small_ops[8];
   kr_fold_result small_res[4];
   kr_attr *operands = op->num_operands <= 8 ? small_ops : calloc(op->num_operands, sizeof(kr_attr));
@@ -57,7 +105,15 @@ kr_status kr__op_try_fold(kr_rewriter *rw, kr_op *op, bool *in_place) {
     operands[i] = d ? kr_op_constant_value(d) : NULL;
   }
   memset(results, 0, op->num_results * sizeof(kr_fold_result));
-  if (KR_FAILED(op->def->fold(op, operands, results))) goto done;
+  if (KR_FAILED(op->def->fold(op, operands, results))) {
+    kr_value repl = NULL;
+    if (trait_fold(op, &repl, in_place)) {
+      if (*in_place) kr_rewriter_modified(rw, op);
+      else kr_rewriter_replace_op(rw, op, &repl);
+      st = KR_SUCCESS;
+    }
+    goto done;
+  }
 
   /* A fold that hands back the op's own results (or an op without results) updated it in place. */
   bool self = true;

@@ -1,5 +1,5 @@
 /* dialects/arith/canonicalize.c - canonicalization patterns of the arith dialect (beyond the
- * folders in fold.c), after MLIR's ArithCanonicalization.td and its commutative-op handling.
+ * folders in fold.c), after MLIR's ArithCanonicalization.td.
  * Each function is one pattern rooted at the op whose ops.def row names it. */
 #include <string.h>
 
@@ -9,19 +9,6 @@
 static kr_attr constant_of(kr_value v) {
   kr_op *d = kr_value_defining_op(v);
   return d ? kr_op_constant_value(d) : NULL;
-}
-
-/* Commutative ops keep constants on the right, so folders and patterns need to look at one side
- * only and equal expressions are spelled alike for CSE (MLIR does this in Operation::fold for
- * IsCommutative ops). */
-kr_status kr_arith_commute_constants(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 2) return KR_FAILURE;
-  kr_value lhs = kr_op_operand(op, 0), rhs = kr_op_operand(op, 1);
-  if (!constant_of(lhs) || constant_of(rhs)) return KR_FAILURE;
-  kr_value swapped[2] = {rhs, lhs};
-  kr_op_set_operands(op, swapped, 2);
-  kr_rewriter_modified(rw, op);
-  return KR_SUCCESS;
 }
 
 /* op(op(x, c1), c2) -> op(x, c1 op c2) for an associative op: the two constants fold into one
@@ -48,18 +35,24 @@ static kr_status reassociate_constants(kr_rewriter *rw, kr_op *op,
   kr_op_state_free(&st);
   if (!c) return KR_FAILURE;
 
+  /* A new op rather than an in-place update, so the driver revisits `inner` (now possibly
+   * dead) in the same sweep, as MLIR's DRR-generated patterns do. */
   kr_value operands[2] = {kr_op_operand(inner, 0), kr_op_result(c, 0)};
-  kr_op_set_operands(op, operands, 2);
-  kr_rewriter_modified(rw, op);
+  kr_op_state_init(&st, kr_op_context(op), op->name, op->loc);
+  kr_op_state_add_operands(&st, operands, 2);
+  kr_op_state_add_results(&st, &type, 1);
+  kr_op *repl = kr_rewriter_create(rw, &st);
+  kr_op_state_free(&st);
+  if (!repl) return KR_FAILURE;
+  kr_value v = kr_op_result(repl, 0);
+  kr_rewriter_replace_op(rw, op, &v);
   return KR_SUCCESS;
 }
 
 kr_status kr_arith_addi_canonicalize(kr_rewriter *rw, kr_op *op) {
-  if (kr_arith_commute_constants(rw, op) == KR_SUCCESS) return KR_SUCCESS;
   return reassociate_constants(rw, op, kr_arith_addi_fold);
 }
 
 kr_status kr_arith_muli_canonicalize(kr_rewriter *rw, kr_op *op) {
-  if (kr_arith_commute_constants(rw, op) == KR_SUCCESS) return KR_SUCCESS;
   return reassociate_constants(rw, op, kr_arith_muli_fold);
 }

@@ -90,19 +90,42 @@ static kr_status add_fold(kr_op *op, const kr_attr *operands, kr_fold_result *re
   return KR_FAILURE;
 }
 
-/* Commutative: a constant left operand moves to the right, so `x + 0` is also found as `0 + x`. */
-static kr_status add_commute(kr_rewriter *rw, kr_op *op) {
-  kr_op *l = kr_value_defining_op(kr_op_operand(op, 0)), *r = kr_value_defining_op(kr_op_operand(op, 1));
-  bool lc = l && kr_op_constant_value(l), rc = r && kr_op_constant_value(r);
-  if (!lc || rc) return KR_FAILURE;
-  kr_value swapped[2] = {kr_op_operand(op, 1), kr_op_operand(op, 0)};
-  kr_op_set_operands(op, swapped, 2);
-  kr_rewriter_modified(rw, op);
+/* (x + c1) + c2 -> x + (c1 + c2): the two constants fold into one.  korch's greedy driver has
+ * already moved constants to the right (toy.add is commutative), so only that shape is matched.
+ * The sum is built with add_fold, the op's own folder, so wrap-around and rounding agree. */
+static kr_status add_reassociate(kr_rewriter *rw, kr_op *op) {
+  kr_op *inner = kr_value_defining_op(kr_op_operand(op, 0));
+  kr_op *c2 = kr_value_defining_op(kr_op_operand(op, 1));
+  if (!inner || inner->name != op->name || !c2 || !kr_op_constant_value(c2)) return KR_FAILURE;
+  kr_op *c1 = kr_value_defining_op(kr_op_operand(inner, 1));
+  if (!c1 || !kr_op_constant_value(c1)) return KR_FAILURE;
+  kr_attr consts[2] = {kr_op_constant_value(c1), kr_op_constant_value(c2)};
+  kr_fold_result sum;
+  if (add_fold(op, consts, &sum) || !sum.attr) return KR_FAILURE;
+
+  kr_type t = kr_value_type(kr_op_result(op, 0));
+  kr_rewriter_set_insertion_point_before(rw, op);
+  kr_op_state st;
+  kr_op_state_init(&st, kr_op_context(op), "toy.constant", op->loc);
+  kr_op_state_add_attr(&st, "value", sum.attr);
+  kr_op_state_add_results(&st, &t, 1);
+  kr_op *c = kr_rewriter_create(rw, &st);
+  kr_op_state_free(&st);
+  if (!c) return KR_FAILURE;
+  kr_op_state_init(&st, kr_op_context(op), "toy.add", op->loc);
+  kr_value operands[2] = {kr_op_operand(inner, 0), kr_op_result(c, 0)};
+  kr_op_state_add_operands(&st, operands, 2);
+  kr_op_state_add_results(&st, &t, 1);
+  kr_op *add = kr_rewriter_create(rw, &st);
+  kr_op_state_free(&st);
+  if (!add) return KR_FAILURE;
+  kr_value r = kr_op_result(add, 0);
+  kr_rewriter_replace_op(rw, op, &r);
   return KR_SUCCESS;
 }
 
 static const kr_pattern add_patterns[] = {
-    {"toy-add-constant-to-right", "toy.add", 1, add_commute},
+    {"toy-add-reassociate-constants", "toy.add", 1, add_reassociate},
 };
 
 /* Binary and print ops share the custom form `%a, %b attr-dict? : type`. */

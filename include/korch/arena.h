@@ -2,9 +2,9 @@
  *
  * IR objects (types, attributes, interned strings, operations, blocks, regions) are allocated from
  * arenas owned by a kr_context and released all at once by kr_context_destroy.  Nothing in a hot
- * path is freed one by one.  Allocation failure is fatal only through the arena's out-of-memory
- * hook (default: abort(), the one place the library may stop, as malloc failure cannot be reported
- * meaningfully); there is no exit() anywhere. */
+ * path is freed one by one.  Running out of memory in an arena calls abort(): the one place the
+ * library stops, since an IR half-built for want of memory cannot be reported meaningfully; there
+ * is no exit() anywhere. */
 #ifndef KORCH_ARENA_H
 #define KORCH_ARENA_H
 

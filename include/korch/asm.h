@@ -129,7 +129,11 @@ kr_status kr_parser_parse_optional_trailing_loc(kr_asm_parser *p, kr_op_state *s
 kr_status kr_parser_parse_dimension_list(kr_asm_parser *p, kr_vec *dims, bool allow_dynamic);
 
 /* ---------------------------------------------------------------------------------------------
- * Custom assembly: printer side. */
+ * Custom assembly: printer side.  The printer writes an op's results (`%0 = `, `%0:2 = `) and its
+ * name, without the dialect prefix where MLIR drops it (`module` for builtin.module at the top
+ * level and in modules, `return`/`call` directly inside func.func), then calls the op's print
+ * hook, which writes the rest, starting with a space when it writes anything.  The location
+ * (--print-debuginfo) is appended by the printer. */
 typedef struct kr_asm_printer kr_asm_printer;
 
 kr_ostream *kr_printer_stream(kr_asm_printer *p);

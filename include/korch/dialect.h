@@ -14,7 +14,7 @@ extern "C" {
 /* Traits: a bitmask in kr_op_def::traits.  The generic verifier checks the structural ones. */
 enum {
   KR_TRAIT_PURE                  = 1u << 0,  /* no side effects: dead if unused, CSE-able, hoistable */
-  KR_TRAIT_COMMUTATIVE           = 1u << 1,  /* canonicalize moves constant operands to the right */
+  KR_TRAIT_COMMUTATIVE           = 1u << 1,  /* folding moves constant operands to the end; CSE matches either order */
   KR_TRAIT_TERMINATOR            = 1u << 2,  /* must be last in its block */
   KR_TRAIT_ISOLATED_FROM_ABOVE   = 1u << 3,  /* regions use no value defined outside */
   KR_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE = 1u << 4,
@@ -24,8 +24,8 @@ enum {
   KR_TRAIT_SINGLE_BLOCK          = 1u << 8,  /* each region has at most one block */
   KR_TRAIT_CONSTANT_LIKE         = 1u << 9,  /* folds to its `value` attribute */
   KR_TRAIT_RETURN_LIKE           = 1u << 10, /* returns control to the parent op */
-  KR_TRAIT_IDEMPOTENT            = 1u << 11, /* f(f(x)) = f(x): folds */
-  KR_TRAIT_INVOLUTION            = 1u << 12, /* f(f(x)) = x: folds */
+  KR_TRAIT_IDEMPOTENT            = 1u << 11, /* f(f(x)) = f(x) (unary), f(x, x) = x (binary): folded by the driver */
+  KR_TRAIT_INVOLUTION            = 1u << 12, /* f(f(x)) = x (unary): folded by the driver */
   KR_TRAIT_SAME_OPERANDS_TYPE    = 1u << 13,
   KR_TRAIT_NO_SIDE_EFFECT_REGIONS = 1u << 14, /* region ops count as pure when their bodies are */
   KR_TRAIT_CALLABLE              = 1u << 15, /* a function-like op whose first region is the body */

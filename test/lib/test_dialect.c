@@ -57,20 +57,6 @@ kr_status kr_test_fold_to_operand_fold(kr_op *op, const kr_attr *operands, kr_fo
   return KR_SUCCESS;
 }
 
-static bool is_constant(kr_value v) {
-  kr_op *d = kr_value_defining_op(v);
-  return d && kr_op_constant_value(d) != NULL;
-}
-
-kr_status kr_test_commute_constants(kr_rewriter *rw, kr_op *op) {
-  kr_value lhs = kr_op_operand(op, 0), rhs = kr_op_operand(op, 1);
-  if (!is_constant(lhs) || is_constant(rhs)) return KR_FAILURE;
-  kr_value swapped[2] = {rhs, lhs};
-  kr_op_set_operands(op, swapped, 2);
-  kr_rewriter_modified(rw, op);
-  return KR_SUCCESS;
-}
-
 kr_status kr_test_op_a_to_op_b(kr_rewriter *rw, kr_op *op) {
   kr_op_state st;
   kr_op_state_init(&st, kr_op_context(op), "test.op_b", op->loc);

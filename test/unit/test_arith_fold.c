@@ -31,7 +31,7 @@ static kr_type flt_t(kr_float_kind k) { return kr_type_float(ctx, k); }
  * same[i] >= 0), folds it with constant operands `consts`, erases it.  Returns the fold status. */
 static kr_status fold_full(const char *name, const kr_type *in_types, const int *same, unsigned n, const kr_attr *consts,
                            kr_type rt, kr_attr pred, kr_fold_result *res) {
-  kr_value vals[3];
+  kr_value vals[3] = {0};
   for (unsigned i = 0; i < n; i++)
     vals[i] = same && same[i] >= 0 ? vals[same[i]] : kr_block_add_arg(args, in_types[i], NULL);
   kr_op_state st;
@@ -134,9 +134,9 @@ static void check_int_ops(unsigned w, bool use_index) {
         int64_t a = vals[i], b = vals[j], r = 0;
         bool ok;
         switch (w) {
-        case 8: { int8_t x; ok = expect_8(op, (int8_t)a, (int8_t)b, &x); r = x; break; }
-        case 16: { int16_t x; ok = expect_16(op, (int16_t)a, (int16_t)b, &x); r = x; break; }
-        case 32: { int32_t x; ok = expect_32(op, (int32_t)a, (int32_t)b, &x); r = x; break; }
+        case 8: { int8_t x = 0; ok = expect_8(op, (int8_t)a, (int8_t)b, &x); r = x; break; }
+        case 16: { int16_t x = 0; ok = expect_16(op, (int16_t)a, (int16_t)b, &x); r = x; break; }
+        case 32: { int32_t x = 0; ok = expect_32(op, (int32_t)a, (int32_t)b, &x); r = x; break; }
         default: { int64_t x; ok = expect_64(op, a, b, &x); r = x; break; }
         }
         kr_fold_result res;

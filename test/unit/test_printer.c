@@ -97,7 +97,33 @@ static char *type_str(kr_type t) {
 /* ---------------------------------------------------------------------------------------------
  * Value names, regions, blocks. */
 
-/* Builds the module of test/unit/printer-u1.mlir (see the expected strings). */
+/* Builds this module (the expected strings are mlir-opt's output for it; test/IR/print-generic.kir
+ * has the same IR as text):
+ *   "x.func"() ({
+ *   ^bb0(%a: i32, %b: i32):
+ *     %0 = "x.add"(%a, %b) : (i32, i32) -> i32
+ *     %1:2 = "x.two"(%0) : (i32) -> (i32, f32)
+ *     "x.use"(%1#1, %1#0) : (f32, i32) -> ()
+ *     "x.br"(%0)[^bb1] : (i32) -> ()
+ *   ^bb1(%z: i32):
+ *     %r = "x.region"() ({
+ *       %q = "x.in"(%z) : (i32) -> i32
+ *       "x.yield"(%q) : (i32) -> ()
+ *     }, {
+ *     ^bb0(%w: f32):
+ *       "x.yield"(%w) : (f32) -> ()
+ *     ^bb1:
+ *       "x.foo"() : () -> ()
+ *     }) : () -> i32
+ *     "x.ret"(%r) : (i32) -> ()
+ *   }) : () -> ()
+ *   "x.func"() ({
+ *     %c = "x.c"() : () -> i32
+ *     "x.cbr"(%c)[^bb1, ^bb1] : (i32) -> ()
+ *   ^bb1:
+ *     "x.ret"(%c) : (i32) -> ()
+ *   }) : () -> ()
+ * The module is unregistered here (no dialects), so it prints generically in both forms. */
 static kr_op *build_u1(void) {
   kr_op *module = mk(NULL, "builtin.module", NULL, 0, NULL, 0, 1, NULL, 0);
   kr_block *mb = add_block(module, 0);
@@ -196,8 +222,9 @@ START_TEST(custom_form_names_restart_per_region) {
 }
 END_TEST
 
-/* mlir-opt on b.mlir: sibling regions reuse numbers in custom form; generic form numbers the
- * last queued region first with one counter. */
+/* Three functions, the first with two sibling regions and a nested one (as "x.f" ops, the same
+ * numbering as func.func in test/IR/print-names.kir): sibling regions reuse numbers in custom
+ * form; the generic form numbers the last queued region first with one counter (mlir-opt). */
 static kr_op *build_nested(void) {
   kr_op *module = mk(NULL, "builtin.module", NULL, 0, NULL, 0, 1, NULL, 0);
   kr_block *mb = add_block(module, 0);
@@ -272,7 +299,7 @@ START_TEST(nested_region_numbering) {
 }
 END_TEST
 
-/* Empty regions and empty entry blocks (mlir-opt on c.mlir). */
+/* Empty regions and empty entry blocks (as mlir-opt prints `"x.top"() ({\n}) : () -> ()`). */
 START_TEST(empty_regions_and_blocks) {
   kr_op *m = mk(NULL, "x.top", NULL, 0, NULL, 0, 1, NULL, 0);
   char *got = print_op(m, true);
@@ -287,7 +314,7 @@ START_TEST(empty_regions_and_blocks) {
 }
 END_TEST
 
-/* mlir-opt --mlir-print-debuginfo --mlir-print-local-scope on u2.mlir. */
+/* As `mlir-opt --mlir-print-debuginfo --mlir-print-local-scope --mlir-print-op-generic` prints it. */
 START_TEST(debuginfo_locations) {
   kr_op *m = mk(NULL, "builtin.module", NULL, 0, NULL, 0, 1, NULL, 0);
   m->loc = kr_loc_file(ctx, "u2.mlir", 0, 0);
@@ -328,7 +355,7 @@ START_TEST(unknown_values) {
 END_TEST
 
 /* ---------------------------------------------------------------------------------------------
- * Types and attributes (expected text from mlir-opt on c.mlir, d.mlir and h.mlir). */
+ * Types and attributes (expected text from mlir-opt, as in test/IR/print-attributes.kir). */
 
 START_TEST(types) {
   int64_t d23[] = {KR_DYNAMIC, 3}, d1x3[] = {1, 3, 224, 224};
@@ -450,8 +477,8 @@ START_TEST(dense_attrs) {
 }
 END_TEST
 
-/* Above the threshold, raw little-endian bytes in hex (mlir-opt with
- * -mlir-print-elementsattrs-with-hex-if-larger=1 on h.mlir); i1 bit-packed. */
+/* Above the threshold, raw little-endian bytes in hex (as mlir-opt
+ * -mlir-print-elementsattrs-with-hex-if-larger=1 prints them); i1 bit-packed as in MLIR. */
 START_TEST(dense_hex) {
   kr_op *op = mk(NULL, "x.c", NULL, 0, NULL, 0, 0, NULL, 0);
   uint8_t bits[] = {1, 0, 1, 1, 0, 0, 0, 0, 1, 1};
@@ -485,7 +512,7 @@ START_TEST(dense_hex) {
 }
 END_TEST
 
-/* dense_resource and the trailing section (mlir-opt on d.mlir). */
+/* dense_resource and the trailing section (as mlir-opt prints them). */
 START_TEST(resources_section) {
   float data[] = {1, 2, 3};
   const kr_resource *r = kr_resource_create(ctx, "blob1", data, sizeof data, 4);
@@ -519,11 +546,11 @@ START_TEST(resources_section) {
 END_TEST
 
 /* ---------------------------------------------------------------------------------------------
- * The registered func/builtin custom forms (mlir-opt on e.mlir). */
+ * The registered func/builtin custom forms. */
 
 START_TEST(custom_forms) {
   ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
-  /* Ops of `func` drop their prefix directly inside func.func only (mlir-opt on f.mlir). */
+  /* Ops of `func` drop their prefix directly inside func.func only (as mlir-opt prints them). */
   const char *src = "module {\n"
                     "  func.func private @callee(i32) -> i32\n"
                     "  func.func @f(%a: i32, %c: i1) -> i32 {\n"
