@@ -69,8 +69,7 @@ kr_hmap_entry *kr_hmap_find_by(const kr_hmap *m, uint64_t hash, bool (*match)(co
   }
 }
 
-static void hmap_grow(kr_hmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 16;
+static void hmap_rehash(kr_hmap *m, size_t ncap) {
   kr_hmap_entry *old = m->slots;
   size_t ocap = m->cap;
   m->slots = calloc(ncap, sizeof(kr_hmap_entry));
@@ -84,6 +83,14 @@ static void hmap_grow(kr_hmap *m) {
     m->slots[i] = old[j];
   }
   free(old);
+}
+
+static void hmap_grow(kr_hmap *m) { hmap_rehash(m, m->cap ? m->cap * 2 : 16); }
+
+void kr_hmap_reserve(kr_hmap *m, size_t n) {
+  size_t cap = m->cap ? m->cap : 16;
+  while (n * 4 > cap * 3) cap *= 2;
+  if (cap != m->cap) hmap_rehash(m, cap);
 }
 
 kr_hmap_entry *kr_hmap_insert(kr_hmap *m, uint64_t hash, const void *key, bool *inserted) {

@@ -34,6 +34,7 @@ struct kr_context {
   /* frequently used, created at context creation */
   kr_attr empty_dict, unknown_loc, unit;
   kr_attr bool_true, bool_false;
+  kr_ident last_loc_ident;   /* filename of the last kr_loc_file (ir/locations.c) */
   kr_vec owned_buffers;      /* void *: malloc'd blobs adopted by kr_resource_adopt, freed at destroy */
 };
 

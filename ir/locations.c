@@ -20,7 +20,11 @@ kr_attr kr_loc_unknown(kr_context *ctx) { return ctx->unknown_loc; }
 kr_attr kr_loc_file(kr_context *ctx, const char *filename, unsigned line, unsigned col) {
   struct kr_attr_storage c;
   cand_loc(&c, KR_LOC_FILE);
-  c.u.loc.name = kr_ident_cstr(ctx, filename);
+  /* Callers pass the same filename for every op of a file: compare with the last one instead of
+   * hashing and looking the string up a million times. */
+  if (!ctx->last_loc_ident || strcmp(filename, ctx->last_loc_ident) != 0)
+    ctx->last_loc_ident = kr_ident_cstr(ctx, filename);
+  c.u.loc.name = ctx->last_loc_ident;
   c.u.loc.line = line;
   c.u.loc.col = col;
   return kr_attr_unique(ctx, &c);

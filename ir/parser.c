@@ -119,7 +119,6 @@ kr_status kp_verror_at(kr_asm_parser *p, const char *ptr, const char *note_ptr, 
                        const char *fmt, va_list ap) {
   if (p->failed) return KR_FAILURE;
   p->failed = true;
-  if (p->silent) return KR_FAILURE;
   kr_diagnostic *d = kr_diag_vbegin(p->ctx, KR_SEV_ERROR, kp_loc_at(p, ptr), fmt, ap);
   if (note) kr_diag_note(d, kp_loc_at(p, note_ptr), "%s", note);
   kr_diag_report(d);
@@ -153,7 +152,6 @@ kr_status kp_error_note(kr_asm_parser *p, const char *ptr, kr_attr note_loc, con
                         const char *note, const char *fmt, ...) {
   if (p->failed) return KR_FAILURE;
   p->failed = true;
-  if (p->silent) return KR_FAILURE;
   va_list ap;
   va_start(ap, fmt);
   kr_diagnostic *d = kr_diag_vbegin(p->ctx, KR_SEV_ERROR, kp_loc_at(p, ptr), fmt, ap);
@@ -198,6 +196,10 @@ kr_status kp_expect(kr_asm_parser *p, kr_tok_kind k, const char *msg) {
 
 kr_status kp_enter(kr_asm_parser *p) {
   if (++p->depth > KR_PARSE_MAX_DEPTH) return kp_error(p, "nesting is too deep (more than %d levels)", KR_PARSE_MAX_DEPTH);
+  if (p->depth > p->max_depth) {
+    p->max_depth = p->depth;
+    p->max_depth_ptr = p->tok.ptr;
+  }
   return KR_SUCCESS;
 }
 
@@ -567,6 +569,11 @@ done:
   if (kp_report_undeclared(p) || kp_pop_block_scope(p) || kp_resolve_deferred_locs(p)) return NULL;
   kr_op *module = take_module(p, top);
   if (!module) return NULL;
+  /* Acceptance is decided on the IR's depth, which printing cannot exceed (ir/parser_depth.c). */
+  if (p->max_depth > KP_FAST_DEPTH && kp_ir_depth(module) > KP_MAX_IR_DEPTH) {
+    kp_error_at(p, p->max_depth_ptr, "nesting is too deep (more than %d levels)", KP_MAX_IR_DEPTH);
+    return NULL;
+  }
   if (verify && KR_FAILED(kr_op_verify(module))) return NULL;
   return module;
 }

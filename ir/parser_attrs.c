@@ -21,29 +21,6 @@ typedef struct kp_dense_elem {
   bool neg;
 } kp_dense_elem;
 
-bool kp_at_attr(const kr_asm_parser *p) {
-  switch (p->tok.kind) {
-  case KR_TOK_LSQUARE:
-  case KR_TOK_KW_TRUE:
-  case KR_TOK_KW_FALSE:
-  case KR_TOK_KW_DENSE:
-  case KR_TOK_KW_DENSE_RESOURCE:
-  case KR_TOK_KW_ARRAY:
-  case KR_TOK_LBRACE:
-  case KR_TOK_HASH_ID:
-  case KR_TOK_FLOAT:
-  case KR_TOK_INTEGER:
-  case KR_TOK_MINUS:
-  case KR_TOK_KW_LOC:
-  case KR_TOK_STRING:
-  case KR_TOK_AT_ID:
-  case KR_TOK_KW_UNIT:
-    return true;
-  default:
-    return kp_at_type(p);
-  }
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Numbers. */
 
@@ -650,6 +627,7 @@ static kr_status parse_dense_array(kr_asm_parser *p, kr_attr *out) {
 
 static kr_status location_alias(kr_asm_parser *p, bool may_defer, kr_attr *out);
 static bool at_location_alias(const kr_asm_parser *p);
+static kr_status nested_location(kr_asm_parser *p, kr_attr *out);
 
 static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
   kr_context *ctx = p->ctx;
@@ -673,7 +651,7 @@ static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
     }
     kr_attr child = NULL;
     if (kp_consume(p, KR_TOK_LPAREN)) {
-      if (kp_parse_location_instance(p, &child) ||
+      if (nested_location(p, &child) ||
           kp_expect(p, KR_TOK_RPAREN, "expected ')' after child location of NameLoc"))
         return KR_FAILURE;
     }
@@ -684,11 +662,11 @@ static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
   if (kp_tok_is(p, "callsite")) {
     kp_next(p);
     kr_attr callee, caller;
-    if (kp_expect(p, KR_TOK_LPAREN, "expected '(' in callsite location") || kp_parse_location_instance(p, &callee))
+    if (kp_expect(p, KR_TOK_LPAREN, "expected '(' in callsite location") || nested_location(p, &callee))
       return KR_FAILURE;
     if (!kp_is(p, KR_TOK_BARE_ID) || !kp_tok_is(p, "at")) return kp_error_wrong(p, "expected 'at' in callsite location");
     kp_next(p);
-    if (kp_parse_location_instance(p, &caller) || kp_expect(p, KR_TOK_RPAREN, "expected ')' in callsite location"))
+    if (nested_location(p, &caller) || kp_expect(p, KR_TOK_RPAREN, "expected ')' in callsite location"))
       return KR_FAILURE;
     *out = kr_loc_callsite(ctx, callee, caller);
     return KR_SUCCESS;
@@ -697,15 +675,17 @@ static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
     kp_next(p);
     kr_attr meta = NULL;
     if (kp_consume(p, KR_TOK_LESS)) {
-      if (kp_parse_attr(p, NULL, &meta) || kp_expect(p, KR_TOK_GREATER, "expected '>' after fused location metadata"))
+      if (kp_enter(p) || kp_parse_attr(p, NULL, &meta) ||
+          kp_expect(p, KR_TOK_GREATER, "expected '>' after fused location metadata"))
         return KR_FAILURE;
+      kp_leave(p);
     }
     if (kp_expect(p, KR_TOK_LSQUARE, "expected '[' in fused location")) return KR_FAILURE;
     size_t start = p->ptrs.len;
     if (!kp_consume(p, KR_TOK_RSQUARE)) {
       do {
         kr_attr l;
-        if (kp_parse_location_instance(p, &l)) return KR_FAILURE;
+        if (nested_location(p, &l)) return KR_FAILURE;
         KR_VEC_PUSH(&p->ptrs, kr_attr, l);
       } while (kp_consume(p, KR_TOK_COMMA));
       if (kp_expect(p, KR_TOK_RSQUARE, "expected ']' in fused location")) return KR_FAILURE;
@@ -722,9 +702,15 @@ static kr_status parse_location(kr_asm_parser *p, kr_attr *out) {
   return kp_error_wrong(p, "expected location instance");
 }
 
+/* The outermost location costs no nesting level (printing adds `loc(...)` to every op); the
+ * locations inside it do. */
 kr_status kp_parse_location_instance(kr_asm_parser *p, kr_attr *out) {
   if (at_location_alias(p)) return location_alias(p, false, out);
-  if (kp_enter(p) || parse_location(p, out)) return KR_FAILURE;
+  return parse_location(p, out);
+}
+
+static kr_status nested_location(kr_asm_parser *p, kr_attr *out) {
+  if (kp_enter(p) || kp_parse_location_instance(p, out)) return KR_FAILURE;
   kp_leave(p);
   return KR_SUCCESS;
 }
@@ -838,8 +824,6 @@ static kr_status parse_attr(kr_asm_parser *p, kr_type hint, kr_attr *out) {
   }
 }
 
-kr_status kp_parse_attr(kr_asm_parser *p, kr_type hint, kr_attr *out) {
-  if (kp_enter(p) || parse_attr(p, hint, out)) return KR_FAILURE;
-  kp_leave(p);
-  return KR_SUCCESS;
-}
+/* Nesting is counted where attributes recurse (arrays, dictionaries, dense lists, locations,
+ * types, dialect hooks), once per level of the text. */
+kr_status kp_parse_attr(kr_asm_parser *p, kr_type hint, kr_attr *out) { return parse_attr(p, hint, out); }

@@ -20,9 +20,15 @@
 #include "korch/asm.h"
 #include "korch/diag.h"
 
-/* Regions, attributes, types and locations nested deeper than this are rejected with an error
- * instead of exhausting the C stack (each level costs a few recursive frames). */
+/* Text with regions, attributes, types and locations nested deeper than this is rejected with an
+ * error instead of exhausting the C stack (each level costs a few recursive frames). */
 #define KR_PARSE_MAX_DEPTH 1000
+/* Parsed IR nested deeper than this is refused too (kp_ir_depth, ir/parser_depth.c): printing
+ * may add a few levels to the text, and what was accepted must print to text that parses.  The
+ * IR depth is computed only when the text went deeper than KP_FAST_DEPTH (the IR is at most a
+ * few levels deeper than the text it was read from). */
+#define KP_MAX_IR_DEPTH 960
+#define KP_FAST_DEPTH 950
 
 /* A result group of `%a:2, %b = ...`. */
 typedef struct kp_result_rec {
@@ -74,8 +80,9 @@ struct kr_asm_parser {
   const char *prev_end;    /* end of the last consumed token */
   const char *filename;
   bool failed;             /* an error was reported: everything unwinds */
-  bool silent;             /* report nothing (unused by the main parse) */
   unsigned depth;          /* nesting, see KR_PARSE_MAX_DEPTH */
+  unsigned max_depth;      /* deepest nesting seen, and where (the implicit module adds one) */
+  const char *max_depth_ptr;
   const char *custom_op;   /* op whose custom parse hook runs (error prefix), else NULL */
 
   /* SSA names: values visible here (name end -> first kr_value of the result group), the sizes
@@ -115,7 +122,8 @@ struct kr_asm_parser {
   kr_type float_types[4];
 };
 
-/* ir/parser.c */
+/* ir/parser.c: a parser over buf[0..len) (positioned before its first token), and its release
+ * (scratch only: the IR built stays in the context). */
 void kp_init(kr_asm_parser *p, kr_context *ctx, const char *filename, const char *buf, size_t len);
 void kp_free(kr_asm_parser *p);
 kr_status kp_parse_file_metadata(kr_asm_parser *p);
@@ -154,7 +162,7 @@ kr_status kp_error_note(kr_asm_parser *p, const char *ptr, kr_attr note_loc, con
                         const char *note, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 kr_status kp_enter(kr_asm_parser *p);
 static inline void kp_leave(kr_asm_parser *p) { p->depth--; }
-/* Appends the printed form of `t` / `a` to an in-memory stream (for messages). */
+/* The printed form of `t` / `a`, malloc'd (for messages; the caller frees it). */
 char *kp_type_str(kr_type t);
 char *kp_attr_str(kr_attr a);
 /* Name compare/hash for the byte-keyed maps (see the file comment). */
@@ -166,6 +174,9 @@ static inline uint64_t kp_name_hash(const char *name, size_t len) { return kr_ha
 void kp_decode_string(kr_asm_parser *p, const kr_token *t, const char **s, size_t *len);
 /* Parses the magnitude of an integer token (decimal or 0x hex); false on overflow. */
 bool kp_int_value(const kr_token *t, uint64_t *out);
+
+/* The nesting depth of IR (ir/parser_depth.c). */
+unsigned kp_ir_depth(kr_op *op);
 
 /* Types (ir/parser_types.c). */
 kr_status kp_parse_type(kr_asm_parser *p, kr_type *out);
@@ -182,7 +193,6 @@ kr_status kp_parse_dims_trailing_x(kr_asm_parser *p, bool allow_dynamic);
 
 /* Attributes (ir/parser_attrs.c). */
 kr_status kp_parse_attr(kr_asm_parser *p, kr_type hint, kr_attr *out);
-bool kp_at_attr(const kr_asm_parser *p);
 /* `{` entries `}` appended to `out` (kr_named_attr); duplicate keys, also against the entries
  * out[check_from..], are errors at the key. */
 kr_status kp_parse_attr_dict_into(kr_asm_parser *p, kr_vec *out, size_t check_from);

@@ -70,7 +70,7 @@ static int cmp_ptr(const void *a, const void *b) {
 /* Reports every pointer of `ptrs` (sorted, as MLIR does) with `msg`. */
 static kr_status report_all(kr_asm_parser *p, const char **ptrs, size_t n, const char *msg) {
   qsort(ptrs, n, sizeof *ptrs, cmp_ptr);
-  if (!p->failed && !p->silent)
+  if (!p->failed)
     for (size_t i = 0; i < n; i++) kr_emit_error(p->ctx, kp_loc_at(p, ptrs[i]), "%s", msg);
   p->failed = true;
   return KR_FAILURE;

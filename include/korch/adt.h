@@ -48,6 +48,9 @@ kr_hmap_entry *kr_hmap_find(const kr_hmap *m, uint64_t hash, const void *key);
 kr_hmap_entry *kr_hmap_insert(kr_hmap *m, uint64_t hash, const void *key, bool *inserted);
 /* Removes `key` if present (backward-shift deletion); returns whether it was there. */
 bool kr_hmap_remove(kr_hmap *m, uint64_t hash, const void *key);
+/* Grows the table so that `n` entries fit without rehashing (a parser that knows its input size
+ * avoids the repeated doubling of a million-entry table). */
+void kr_hmap_reserve(kr_hmap *m, size_t n);
 void kr_hmap_clear(kr_hmap *m);
 void kr_hmap_free(kr_hmap *m);
 

@@ -448,6 +448,8 @@ START_TEST(type_errors) {
   EXPECT_ERROR("\"test.pure\"() : () -> !foo.bar", 1, 23,
                "type '!foo.bar' of unregistered dialect 'foo'; use --allow-unregistered-dialect");
   EXPECT_ERROR("\"test.pure\"() : () -> (i32 -> i32", 1, 27, "expected ')'");
+  EXPECT_ERROR("\"test.pure\"() : () -> !test.", 1, 23, "expected a mnemonic after '!test.'");
+  EXPECT_ERROR("\"test.pure\"() {a = #test.} : () -> ()", 1, 20, "expected a mnemonic after '#test.'");
 }
 END_TEST
 
@@ -517,7 +519,7 @@ END_TEST
 /* Deep nesting is an error, not a stack overflow. */
 START_TEST(nesting_limit) {
   size_t n = 100000;
-  char *buf = malloc(n * 2 + 64);
+  char *buf = malloc(n * 2 + 64);  /* the longest text below is 10 bytes x n/20 */
   size_t k = 0;
   k += (size_t)sprintf(buf, "\"test.pure\"() {a = ");
   for (size_t i = 0; i < n; i++) buf[k++] = '[';
@@ -530,11 +532,32 @@ START_TEST(nesting_limit) {
   ndiags = 0;
   ck_assert_ptr_null(kr_parse_source(ctx, "t.kir", buf, k, true));
   ck_assert_str_eq(diags[0].msg, "nesting is too deep (more than 1000 levels)");
+  /* Locations whose fused metadata is a location, and so on. */
+  k = (size_t)sprintf(buf, "\"test.pure\"() : () -> () loc(");
+  for (size_t i = 0; i < n / 20; i++) k += (size_t)sprintf(buf + k, "fused<loc(");
+  ndiags = 0;
+  ck_assert_ptr_null(kr_parse_source(ctx, "t.kir", buf, k, true));
+  ck_assert_str_eq(diags[0].msg, "nesting is too deep (more than 1000 levels)");
+  /* Below the text limit, the IR's own depth decides (the printed form may be a few levels
+   * deeper than the text): module region + op dictionary + 958 arrays = 960 levels is the most. */
+  for (size_t depth = 958; depth <= 959; depth++) {
+    k = (size_t)sprintf(buf, "\"test.pure\"() {a = ");
+    for (size_t i = 0; i < depth; i++) buf[k++] = '[';
+    for (size_t i = 0; i < depth; i++) buf[k++] = ']';
+    k += (size_t)sprintf(buf + k, "} : () -> ()");
+    ndiags = 0;
+    kr_op *m = kr_parse_source(ctx, "t.kir", buf, k, true);
+    if (depth == 958) {
+      ck_assert_ptr_nonnull(m);
+    } else {
+      ck_assert_ptr_null(m);
+      ck_assert_str_eq(diags[0].msg, "nesting is too deep (more than 960 levels)");
+    }
+  }
   kr_context_remove_source(ctx, "t.kir");
   free(buf);
 }
 END_TEST
-
 
 /* ---------------------------------------------------------------------------------------------
  * The custom-assembly API (korch/asm.h), through a small dialect whose parse hooks call every
