@@ -188,7 +188,10 @@ kr_attr kr_attr_unique(kr_context *ctx, const struct kr_attr_storage *cand) {
   case KR_ATTR_DIALECT:
     a->u.dialect.params = dup(ctx, cand->u.dialect.params, cand->u.dialect.num_params * sizeof(kr_attr), 8);
     break;
-  case KR_ATTR_LOCATION: a->u.loc.locs = dup(ctx, cand->u.loc.locs, cand->u.loc.num * sizeof(kr_attr), 8); break;
+  case KR_ATTR_LOCATION:
+    /* A stored file location has no `locs` field (storage_size). */
+    if (a->u.loc.kind != KR_LOC_FILE) a->u.loc.locs = dup(ctx, cand->u.loc.locs, cand->u.loc.num * sizeof(kr_attr), 8);
+    break;
   default: break;
   }
   kr_hmap_insert(&ctx->attrs, h, a, NULL);
@@ -333,11 +336,13 @@ kr_attr kr_attr_dense(kr_context *ctx, kr_type shaped, const void *data, size_t 
   kr_type et = shaped->u.shaped.elem;
   if (!dense_elem_ok(et)) return NULL;
   size_t esz = kr_type_storage_bytes(et);
+  if (kr_type_num_elements(shaped) < 0) return NULL;
   size_t n = (size_t)kr_type_num_elements(shaped);
+  bool fits = !n || esz <= SIZE_MAX / n;   /* else only a splat can describe it */
   bool splat;
   if (size == esz && n >= 1)
     splat = true;
-  else if (size == esz * n)
+  else if (fits && size == esz * n)
     splat = false;
   else
     return NULL;

@@ -86,6 +86,7 @@ void kr_context_destroy(kr_context *ctx) {
   kr_hmap_free(&ctx->attrs);
   kr_hmap_free(&ctx->op_defs);
   kr_hmap_free(&ctx->resources);
+  kr_loc_lines_free(ctx);
   kr_vec_free(&ctx->dialects);
   kr_vec_free(&ctx->passes);
   kr_vec_free(&ctx->resource_list);

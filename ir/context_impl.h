@@ -35,6 +35,8 @@ struct kr_context {
   kr_attr empty_dict, unknown_loc, unit;
   kr_attr bool_true, bool_false;
   kr_ident last_loc_ident;   /* filename of the last kr_loc_file (ir/locations.c) */
+  kr_hmap loc_lines;         /* kr_ident file -> struct kr_loc_lines * (ir/locations.c) */
+  struct kr_loc_lines *last_loc_lines;
   kr_vec owned_buffers;      /* void *: malloc'd blobs adopted by kr_resource_adopt, freed at destroy */
 };
 
@@ -57,6 +59,9 @@ kr_context *kr_ident_context(kr_ident id);
  * memory; hash is computed here).  Returns the unique copy, copying arrays into the arena
  * (ir/attributes.c). */
 kr_attr kr_attr_unique(kr_context *ctx, const struct kr_attr_storage *cand);
+
+/* Frees the per-file line tables that unique file locations (ir/locations.c). */
+void kr_loc_lines_free(kr_context *ctx);
 
 /* Structural equality of type / attribute storage: the eq callbacks of ctx->types and
  * ctx->attrs (ir/types.c, ir/attributes.c). */

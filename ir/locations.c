@@ -4,6 +4,8 @@
  * the same metadata are flattened, unknown locations and duplicates are dropped, an empty list
  * becomes loc(unknown) (or fused<meta>[unknown] with metadata), and a single location without
  * metadata is returned as itself.  A name location's unknown child is stored as NULL. */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,17 +19,87 @@ static void cand_loc(struct kr_attr_storage *c, kr_loc_kind kind) {
 
 kr_attr kr_loc_unknown(kr_context *ctx) { return ctx->unknown_loc; }
 
+/* File locations are uniqued through a per-file table indexed by line instead of ctx->attrs:
+ * every op has one, they arrive in line order while parsing, and probing a million-entry hash
+ * table for them was half of the parse time (perf on bench/ir_throughput).  The table is paged
+ * (KR_LOC_PAGE lines a page, pages made on first use) so a stray `loc("f":9999999:1)` costs one
+ * page; lines past KR_LOC_TABLE_LINES go through ctx->attrs as before.  Which path a location
+ * takes depends on its line only, so each location still has exactly one storage.  Locations of
+ * one line are chained through the link stored just before each of them. */
+enum { KR_LOC_PAGE = 4096, KR_LOC_TABLE_LINES = 1 << 24 };
+
+struct kr_loc_lines {
+  kr_ident file;
+  kr_vec pages;   /* kr_attr * pages of KR_LOC_PAGE heads, NULL until used */
+};
+
+static kr_attr *loc_link(kr_attr a) { return (kr_attr *)((char *)(uintptr_t)a - sizeof(kr_attr)); }
+
+static struct kr_loc_lines *loc_lines(kr_context *ctx, kr_ident file) {
+  if (ctx->last_loc_lines && ctx->last_loc_lines->file == file) return ctx->last_loc_lines;
+  bool inserted;
+  kr_hmap_entry *e = kr_hmap_insert(&ctx->loc_lines, kr_hash_ptr(file), file, &inserted);
+  if (inserted) {
+    struct kr_loc_lines *l = calloc(1, sizeof *l);
+    if (!l) abort(); /* as the arena does */
+    l->file = file;
+    e->value = l;
+  }
+  return ctx->last_loc_lines = e->value;
+}
+
+void kr_loc_lines_free(kr_context *ctx) {
+  for (size_t i = 0; i < ctx->loc_lines.cap; i++)
+    if (ctx->loc_lines.slots && ctx->loc_lines.slots[i].hash) {
+      struct kr_loc_lines *l = ctx->loc_lines.slots[i].value;
+      kr_vec_free(&l->pages);
+      free(l);
+    }
+  kr_hmap_free(&ctx->loc_lines);
+  ctx->last_loc_lines = NULL;
+}
+
 kr_attr kr_loc_file(kr_context *ctx, const char *filename, unsigned line, unsigned col) {
-  struct kr_attr_storage c;
-  cand_loc(&c, KR_LOC_FILE);
   /* Callers pass the same filename for every op of a file: compare with the last one instead of
    * hashing and looking the string up a million times. */
   if (!ctx->last_loc_ident || strcmp(filename, ctx->last_loc_ident) != 0)
     ctx->last_loc_ident = kr_ident_cstr(ctx, filename);
-  c.u.loc.name = ctx->last_loc_ident;
-  c.u.loc.line = line;
-  c.u.loc.col = col;
-  return kr_attr_unique(ctx, &c);
+  kr_ident file = ctx->last_loc_ident;
+  if (line >= KR_LOC_TABLE_LINES) {
+    struct kr_attr_storage c;
+    cand_loc(&c, KR_LOC_FILE);
+    c.u.loc.name = file;
+    c.u.loc.line = line;
+    c.u.loc.col = col;
+    return kr_attr_unique(ctx, &c);
+  }
+  struct kr_loc_lines *l = loc_lines(ctx, file);
+  size_t page = line / KR_LOC_PAGE;
+  if (page >= l->pages.len) {
+    kr_vec_reserve(&l->pages, page + 1, sizeof(kr_attr *));
+    memset(KR_VEC_DATA(&l->pages, kr_attr *) + l->pages.len, 0, (page + 1 - l->pages.len) * sizeof(kr_attr *));
+    l->pages.len = page + 1;
+  }
+  kr_attr **slot = &KR_VEC_AT(&l->pages, kr_attr *, page);
+  if (!*slot) *slot = KR_NEW_ARRAY(&ctx->arena, kr_attr, KR_LOC_PAGE);
+  kr_attr *head = &(*slot)[line % KR_LOC_PAGE];
+  for (kr_attr a = *head; a; a = *loc_link(a))
+    if (a->u.loc.col == col) return a;
+  /* The link, then the attribute up to the end of its file fields (ir/attributes.c sizes
+   * stored attributes the same way). */
+  size_t size = offsetof(struct kr_attr_storage, u.loc.child);
+  char *mem = kr_arena_alloc(&ctx->arena, sizeof(kr_attr) + size, _Alignof(struct kr_attr_storage));
+  struct kr_attr_storage *a = (struct kr_attr_storage *)(mem + sizeof(kr_attr));
+  memset(a, 0, size);
+  a->kind = KR_ATTR_LOCATION;
+  a->u.loc.kind = KR_LOC_FILE;
+  a->u.loc.name = file;
+  a->u.loc.line = line;
+  a->u.loc.col = col;
+  a->hash = (uint32_t)kr_hash_combine(kr_hash_ptr(file), ((uint64_t)line << 32) | col);
+  *(kr_attr *)mem = *head;
+  *head = a;
+  return a;
 }
 
 kr_attr kr_loc_name(kr_context *ctx, const char *name, size_t len, kr_attr child) {

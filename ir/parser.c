@@ -346,6 +346,8 @@ static kr_status parse_alias_def(kr_asm_parser *p, bool is_type) {
 
 static bool is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
+#define KP_MAX_BLOB_ALIGN 4096u
+
 static kr_status parse_blob_entry(kr_asm_parser *p) {
   const char *key_ptr = p->tok.ptr;
   const char *ks;
@@ -378,6 +380,10 @@ static kr_status parse_blob_entry(kr_asm_parser *p) {
                     "non-power-of-2 value: %u",
                     key, align);
   if (align == 0) align = 1;
+  /* Blobs are allocated at their alignment; beyond a page it only wastes memory. */
+  if (align > KP_MAX_BLOB_ALIGN)
+    return kp_error(p, "resource '%s' asks for an alignment of %u bytes; at most %u are supported", key, align,
+                    KP_MAX_BLOB_ALIGN);
   if (kr_hmap_find(&p->resources, kr_hash_ptr(key), key)) return kp_error_at(p, key_ptr, "redefinition of resource '%s'", key);
   h += 8;
   size_t size = nbytes - 4;

@@ -169,10 +169,11 @@ kr_status kr_parser_parse_operand_list(kr_asm_parser *p, kr_vec *out) {
   return KR_SUCCESS;
 }
 
-/* Operands from a hook must name an SSA value the way the lexer reads one (the name tables
- * compare names backwards up to the '%'). */
-static bool valid_operand(const kr_unresolved_operand *u) {
-  if (!u->name || u->len < 2 || u->name[0] != '%') return false;
+/* Operands from a hook must name an SSA value the way the lexer reads one, in the parsed buffer
+ * (the name tables keep pointers to it and compare names backwards up to the '%'). */
+static bool valid_operand(const kr_asm_parser *p, const kr_unresolved_operand *u) {
+  if (!u->name || u->name < p->lex.buf || u->name + u->len > p->lex.end || u->len < 2 || u->name[0] != '%')
+    return false;
   for (size_t i = 1; i < u->len; i++)
     if (!kr_is_suffix_char(u->name[i])) return false;
   return true;
@@ -180,7 +181,7 @@ static bool valid_operand(const kr_unresolved_operand *u) {
 
 kr_status kr_parser_resolve_operand(kr_asm_parser *p, const kr_unresolved_operand *u, kr_type type, kr_value *out) {
   if (p->failed) return KR_FAILURE;
-  if (!valid_operand(u)) return kp_error(p, "invalid SSA operand name");
+  if (!valid_operand(p, u)) return kp_error(p, "invalid SSA operand name");
   if (!type) return kp_error_at(p, u->name, "operand has no type");
   return kp_resolve(p, u, type, out);
 }

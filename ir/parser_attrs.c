@@ -474,6 +474,8 @@ static kr_status parse_dense(kr_asm_parser *p, kr_type hint, kr_attr *out) {
   if (!t && (kp_expect(p, KR_TOK_COLON, "expected ':'") || kp_parse_type(p, &t))) return KR_FAILURE;
   if (!kr_type_is_shaped(t)) return kp_error_at(p, dense_ptr, "elements literal must be a shaped type");
   if (!kr_type_has_static_shape(t)) return kp_error_at(p, dense_ptr, "elements literal type must have static shape");
+  if (kr_type_num_elements(t) < 0)
+    return kp_error_at(p, dense_ptr, "elements literal type has more elements than fit in 64 bits");
   kr_type et = t->u.shaped.elem;
   kr_status status = KR_FAILURE;
   if (!dense_elem_type_ok(et)) {

@@ -338,8 +338,9 @@ static kr_status parse_block(kr_asm_parser *p, kr_region *r, kr_block **io) {
 /* ---------------------------------------------------------------------------------------------
  * Regions. */
 
-static bool valid_ssa_name(const char *s, size_t n) {
-  if (n < 2 || s[0] != '%') return false;
+/* Names from a hook must be the parser's own (in the buffer: the name tables keep pointers). */
+static bool valid_ssa_name(const kr_asm_parser *p, const char *s, size_t n) {
+  if (!s || s < p->lex.buf || s + n > p->lex.end || n < 2 || s[0] != '%') return false;
   for (size_t i = 1; i < n; i++)
     if (!kr_is_suffix_char(s[i])) return false;
   return true;
@@ -348,7 +349,7 @@ static bool valid_ssa_name(const char *s, size_t n) {
 static kr_status define_entry_args(kr_asm_parser *p, kr_block *b, const kr_asm_argument *args, unsigned n) {
   for (unsigned i = 0; i < n; i++) {
     const kr_unresolved_operand *u = &args[i].ssa;
-    if (!valid_ssa_name(u->name, u->len)) return kp_error(p, "invalid SSA name for region argument %u", i);
+    if (!valid_ssa_name(p, u->name, u->len)) return kp_error(p, "invalid SSA name for region argument %u", i);
     kr_value e = lookup_def(p, u->name, u->len);
     kp_fwd_ref probe = {u->name + u->len, u->number, NULL, NULL};
     kr_hmap_entry *f = e ? NULL : kr_hmap_find(&p->fwd, kr_hash_combine(kp_name_hash(u->name, u->len), u->number), &probe);

@@ -249,8 +249,9 @@ kr_status kp_parse_extended(kr_asm_parser *p, bool is_type, const void **out) {
 
   size_t dlen = (size_t)(dot - id);
   const char *body = dot + 1;
-  /* `!foo.` names nothing (and could not be printed back distinctly from the alias `!foo`). */
-  if (body == tok_end && !trailing) return kp_error(p, "expected a mnemonic after '%.*s'", (int)t.len, t.ptr);
+  /* `!foo.` and `!foo.<...>` name nothing (and could not be printed back distinctly from the
+   * alias `!foo` or the form `!foo<...>`). */
+  if (body == tok_end) return kp_error(p, "expected a mnemonic after '%.*s'", (int)t.len, t.ptr);
   const kr_dialect *d = kr_context_lookup_dialect(ctx, id, dlen);
   if (!d && !kr_context_allow_unregistered(ctx))
     return kp_error(p, "%s '%.*s' of unregistered dialect '%.*s'; use --allow-unregistered-dialect", what, (int)t.len,

@@ -232,7 +232,17 @@ int64_t kr_type_num_elements(kr_type t) {
   if (!kr_type_is_shaped(t)) return 1;
   if (!kr_type_has_static_shape(t)) return -1;
   int64_t n = 1;
-  for (unsigned i = 0; i < t->u.shaped.rank; i++) n *= t->u.shaped.dims[i];
+  for (unsigned i = 0; i < t->u.shaped.rank; i++) {
+    int64_t d = t->u.shaped.dims[i];
+    /* A shape whose product does not fit in int64 has no element count (-1, as if dynamic):
+     * dense elements of it cannot exist. */
+    if (d != 0 && n > INT64_MAX / d) {
+      for (unsigned j = i + 1; j < t->u.shaped.rank; j++)
+        if (t->u.shaped.dims[j] == 0) return 0;
+      return -1;
+    }
+    n *= d;
+  }
   return n;
 }
 

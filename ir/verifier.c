@@ -363,7 +363,11 @@ static void check_block_end(verifier *v, kr_op *parent, kr_block *b) {
   if (!last->def || (last->def->traits & KR_TRAIT_TERMINATOR)) return;   /* unregistered: might be one */
   v->status = KR_FAILURE;
   char *s = op_text(last);
-  kr_emit_error(v->ctx, last->loc, "block with no terminator, has %s", s);
+  /* Only the op's first line: with its regions the message would repeat every nested op, and
+   * nested blocks without terminators would make the output quadratic in the nesting depth. */
+  char *nl = strchr(s, '\n');
+  kr_emit_error(v->ctx, last->loc, "block with no terminator, has %.*s%s", nl ? (int)(nl - s) : (int)strlen(s), s,
+                nl ? " ..." : "");
   free(s);
 }
 

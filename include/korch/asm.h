@@ -102,7 +102,8 @@ bool kr_parser_peek_operand(kr_asm_parser *p);
 kr_status kr_parser_parse_operand(kr_asm_parser *p, kr_unresolved_operand *out);
 /* Comma-separated operands (possibly none), appended to `out` (kr_unresolved_operand). */
 kr_status kr_parser_parse_operand_list(kr_asm_parser *p, kr_vec *out);
-/* Resolves to a value of `type` (a forward reference creates a placeholder of that type). */
+/* Resolves to a value of `type` (a forward reference creates a placeholder of that type).  `u`
+ * must have been read by this parser (its name points into the parsed buffer). */
 kr_status kr_parser_resolve_operand(kr_asm_parser *p, const kr_unresolved_operand *u, kr_type type, kr_value *out);
 /* Resolves n operands with n types and adds them to st. */
 kr_status kr_parser_resolve_operands(kr_asm_parser *p, const kr_unresolved_operand *u, unsigned n,
@@ -116,7 +117,8 @@ kr_status kr_parser_parse_arrow_type_list(kr_asm_parser *p, kr_vec *out);
  * field in kr_asm_argument: hooks that take them parse the list themselves, as func.func does). */
 kr_status kr_parser_parse_argument_list(kr_asm_parser *p, kr_vec *out, bool allow_attrs_and_locs);
 /* `{ ... }` region.  `args` (may be NULL/0) become the entry block's arguments; a region whose
- * first block has no label then gets them.  Names defined inside are scoped to the region. */
+ * first block has no label then gets them (their names read by this parser; unnamed arguments,
+ * len 0, are not added, as in MLIR).  Names defined inside are scoped to the region. */
 kr_status kr_parser_parse_region(kr_asm_parser *p, kr_region *r, const kr_asm_argument *args, unsigned nargs);
 bool kr_parser_peek(kr_asm_parser *p, const char *tok);
 /* A successor block reference ^bb (forward references allowed). */

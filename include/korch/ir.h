@@ -121,7 +121,8 @@ bool kr_type_is_shaped(kr_type t);                     /* tensor or vector */
 bool kr_type_has_static_shape(kr_type t);            /* ranked, no `?`; false if not shaped */
 /* Element type of a shaped type, else the type itself. */
 kr_type kr_type_element(kr_type t);
-/* Product of the dims of a statically shaped type (1 for rank 0); -1 if dynamic or unranked;
+/* Product of the dims of a statically shaped type (1 for rank 0); -1 if dynamic, unranked or
+ * too large for int64;
  * 1 for a non-shaped (scalar) type. */
 int64_t kr_type_num_elements(kr_type t);
 /* Bit width of an integer or float type; 64 for index; 0 otherwise. */

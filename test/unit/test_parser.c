@@ -505,6 +505,8 @@ START_TEST(resource_errors) {
                "expected hex string blob for key 'k' to encode alignment in first 4 bytes");
   EXPECT_ERROR("{-# dialect_resources: { builtin: { k: \"xyz\" } } #-}", 1, 40, "expected hex string blob for key 'k'");
   EXPECT_ERROR("{-# other: {} #-}", 1, 5, "unknown key 'other' in file metadata dictionary");
+  EXPECT_ERROR("{-# dialect_resources: { builtin: { k: \"0x0000000801\" } } #-}", 1, 40,
+               "resource 'k' asks for an alignment of 134217728 bytes; at most 4096 are supported");
   EXPECT_ERROR("{-# dialect_resources: { nodialect: {} } #-}", 1, 26, "dialect 'nodialect' is unknown");
 }
 END_TEST

@@ -68,6 +68,13 @@ static kr_status check_pipeline(kr_context *ctx, const kr_opt_options *o) {
       return KR_FAILURE;
     }
   }
+  const char *const *after = KR_VEC_DATA(&o->print_ir_after, const char *);
+  for (size_t i = 0; i < o->print_ir_after.len; i++) {
+    if (!kr_context_lookup_pass(ctx, after[i], strlen(after[i]))) {
+      fprintf(stderr, "%s: --print-ir-after: '%s' does not refer to a registered pass\n", TOOL, after[i]);
+      return KR_FAILURE;
+    }
+  }
   if (o->pass_pipeline && o->pass_flags.len) {
     fprintf(stderr, "%s: '--pass-pipeline' cannot be combined with individual pass flags ('%s')\n", TOOL,
             f[0].spelling);
