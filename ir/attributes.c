@@ -227,15 +227,10 @@ kr_attr kr_attr_integer(kr_context *ctx, kr_type type, int64_t v) {
   return kr_attr_unique(ctx, &c);
 }
 
-/* Rounds `v` to the float type `t` and back to double (exact). */
+/* Rounds `v` to the float type `t` and back to double (exact, NaN sign and payload kept). */
 static double round_to_type(kr_type t, double v) {
-  switch (t->u.fkind) {
-  case KR_F16: return (double)kr_f16_to_f32(kr_f64_to_f16(v));
-  case KR_BF16: return (double)kr_bf16_to_f32(kr_f64_to_bf16(v));
-  case KR_F32: return (double)(float)v;
-  case KR_F64: return v;
-  }
-  return v;
+  if (t->u.fkind == KR_F64) return v;
+  return kr_float_from_bits(t->u.fkind, kr_float_to_bits(t->u.fkind, v));
 }
 
 kr_attr kr_attr_float(kr_context *ctx, kr_type type, double v) {
@@ -474,24 +469,10 @@ static uint64_t load_le(const unsigned char *p, size_t esz) {
   return v;
 }
 
+/* Same NaN-preserving widening as a KR_ATTR_FLOAT's storage (kr_float_from_bits). */
 static double load_float(const unsigned char *p, kr_type et) {
-  switch (et->u.fkind) {
-  case KR_F16: return kr_f16_to_f32((uint16_t)load_le(p, 2));
-  case KR_BF16: return kr_bf16_to_f32((uint16_t)load_le(p, 2));
-  case KR_F32: {
-    uint32_t b = (uint32_t)load_le(p, 4);
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-  }
-  case KR_F64: {
-    uint64_t b = load_le(p, 8);
-    double d;
-    memcpy(&d, &b, 8);
-    return d;
-  }
-  }
-  return 0;
+  kr_float_kind k = et->u.fkind;
+  return kr_float_from_bits(k, load_le(p, k == KR_F64 ? 8 : k == KR_F32 ? 4 : 2));
 }
 
 static int64_t load_int(const unsigned char *p, kr_type et) {

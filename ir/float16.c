@@ -3,8 +3,13 @@
  * Rounding is done once, from the exact binary64 value, to nearest with ties to even (IEEE 754
  * §4.3.1 roundTiesToEven).  Converting double -> float -> half would round twice and can be off
  * by one ulp at ties, so both narrow formats share one exact integer rounding routine.  Overflow
- * rounds to infinity; values below half the smallest subnormal round to (signed) zero; NaNs stay
- * NaN with the top payload bits kept and the quiet bit set (what F16C/AVX512-BF16 hardware does). */
+ * rounds to infinity; values below half the smallest subnormal round to (signed) zero.
+ *
+ * NaNs are converted by bit manipulation, never by the hardware: x86 float<->double conversions
+ * set the quiet bit, which would turn a signalling NaN attribute (`0x7C01 : f16`) into a different
+ * value, while MLIR's APFloat keeps the exact bits.  A NaN keeps its sign and the top bits of its
+ * payload, left-aligned in the mantissa; only when that leaves an empty mantissa (which would spell
+ * infinity) is the quiet bit set. */
 #include <math.h>
 #include <string.h>
 
@@ -21,7 +26,8 @@ static uint32_t round_from_f64(double d, unsigned ebits, unsigned mbits) {
   uint32_t emax_field = (1u << ebits) - 1;
   if (de == 0x7ff) {
     if (dm == 0) return sign | (emax_field << mbits); /* infinity */
-    uint32_t payload = (uint32_t)(dm >> (52 - mbits)) | (1u << (mbits - 1));
+    uint32_t payload = (uint32_t)(dm >> (52 - mbits));
+    if (!payload) payload = 1u << (mbits - 1);
     return sign | (emax_field << mbits) | payload;
   }
   if (de == 0 && dm == 0) return sign;
@@ -71,25 +77,75 @@ static uint32_t round_from_f64(double d, unsigned ebits, unsigned mbits) {
 
 uint16_t kr_f64_to_f16(double d) { return (uint16_t)round_from_f64(d, 5, 10); }
 uint16_t kr_f64_to_bf16(double d) { return (uint16_t)round_from_f64(d, 8, 7); }
-uint16_t kr_f32_to_f16(float f) { return kr_f64_to_f16((double)f); }
-uint16_t kr_f32_to_bf16(float f) { return kr_f64_to_bf16((double)f); }
+/* The binary64 bits of the binary32 pattern `b`; exact for every value, NaN payloads included. */
+static uint64_t f32_bits_to_f64_bits(uint32_t b) {
+  if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu))
+    return ((uint64_t)(b >> 31) << 63) | (0x7FFull << 52) | ((uint64_t)(b & 0x7FFFFFu) << 29);
+  float f;
+  memcpy(&f, &b, 4);
+  double d = f; /* not a NaN: the hardware widening is exact */
+  uint64_t r;
+  memcpy(&r, &d, 8);
+  return r;
+}
 
-float kr_f16_to_f32(uint16_t h) {
+static double f32_bits_to_f64(uint32_t b) {
+  uint64_t r = f32_bits_to_f64_bits(b);
+  double d;
+  memcpy(&d, &r, 8);
+  return d;
+}
+
+static uint32_t f32_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return b;
+}
+
+uint16_t kr_f32_to_f16(float f) { return kr_f64_to_f16(f32_bits_to_f64(f32_bits(f))); }
+uint16_t kr_f32_to_bf16(float f) { return kr_f64_to_bf16(f32_bits_to_f64(f32_bits(f))); }
+
+/* The binary32 bits of the binary16 pattern `h` (exact; NaN payloads kept). */
+static uint32_t f16_bits_to_f32_bits(uint16_t h) {
   uint32_t sign = (uint32_t)(h >> 15) << 31;
   unsigned exp = (h >> 10) & 0x1f;
   uint32_t man = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13); /* inf / NaN, payload kept */
-  } else if (exp == 0) {
-    float v = ldexpf((float)man, -24); /* subnormal: man * 2^-24, exact in binary32 */
-    return sign ? -v : v;
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  }
+  if (exp == 0x1f) return sign | 0x7f800000u | (man << 13); /* inf / NaN, payload kept */
+  if (exp == 0) return sign | f32_bits(ldexpf((float)man, -24)); /* subnormal: man * 2^-24, exact */
+  return sign | ((exp - 15 + 127) << 23) | (man << 13);
+}
+
+float kr_f16_to_f32(uint16_t h) {
+  uint32_t bits = f16_bits_to_f32_bits(h);
   float f;
   memcpy(&f, &bits, 4);
   return f;
+}
+
+uint64_t kr_float_to_bits(kr_float_kind kind, double v) {
+  uint64_t b;
+  memcpy(&b, &v, 8);
+  switch (kind) {
+  case KR_F16: return kr_f64_to_f16(v);
+  case KR_BF16: return kr_f64_to_bf16(v);
+  case KR_F32:
+    if (isnan(v)) return round_from_f64(v, 8, 23);
+    return f32_bits((float)v); /* not a NaN: hardware rounding is ties to even */
+  case KR_F64: break;
+  }
+  return b;
+}
+
+double kr_float_from_bits(kr_float_kind kind, uint64_t bits) {
+  switch (kind) {
+  case KR_F16: return f32_bits_to_f64(f16_bits_to_f32_bits((uint16_t)bits));
+  case KR_BF16: return f32_bits_to_f64((uint32_t)(bits & 0xFFFFu) << 16);
+  case KR_F32: return f32_bits_to_f64((uint32_t)bits);
+  case KR_F64: break;
+  }
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
 }
 
 float kr_bf16_to_f32(uint16_t h) {

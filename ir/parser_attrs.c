@@ -45,45 +45,10 @@ static bool parse_double(kr_asm_parser *p, const char *s, size_t n, double *out)
 static unsigned float_width(kr_type t) { return t->u.fkind == KR_F64 ? 64 : t->u.fkind == KR_F32 ? 32 : 16; }
 
 /* Bits of `v` rounded to the float type `t`. */
-static uint64_t float_bits(kr_type t, double v) {
-  switch (t->u.fkind) {
-  case KR_F16: return kr_f64_to_f16(v);
-  case KR_BF16: return kr_f64_to_bf16(v);
-  case KR_F32: {
-    float f = (float)v;
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-  }
-  case KR_F64:
-  default: {
-    uint64_t b;
-    memcpy(&b, &v, 8);
-    return b;
-  }
-  }
-}
+static uint64_t float_bits(kr_type t, double v) { return kr_float_to_bits(t->u.fkind, v); }
 
 /* The value of the bit pattern `bits` of float type `t`, NaN payloads kept (no quieting). */
-static double float_from_bits(kr_type t, uint64_t bits) {
-  double d;
-  if (t->u.fkind == KR_F64) {
-    memcpy(&d, &bits, 8);
-    return d;
-  }
-  if (t->u.fkind == KR_F32) {
-    uint32_t b = (uint32_t)bits;
-    if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu)) {
-      uint64_t db = ((uint64_t)(b >> 31) << 63) | (0x7FFull << 52) | ((uint64_t)(b & 0x7FFFFFu) << 29);
-      memcpy(&d, &db, 8);
-      return d;
-    }
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-  }
-  return t->u.fkind == KR_F16 ? kr_f16_to_f32((uint16_t)bits) : kr_bf16_to_f32((uint16_t)bits);
-}
+static double float_from_bits(kr_type t, uint64_t bits) { return kr_float_from_bits(t->u.fkind, bits); }
 
 /* A float written as an integer literal: only a hexadecimal bit pattern is allowed (MLIR's
  * parseFloatFromIntegerLiteral). */

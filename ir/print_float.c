@@ -127,22 +127,7 @@ static fmt_info format_of(kr_float_kind k) {
   return (fmt_info){53, 11, 1023, 64};
 }
 
-uint64_t kr_float_bits_of(kr_float_kind kind, double v) {
-  switch (kind) {
-  case KR_F16: return kr_f32_to_f16((float)v);
-  case KR_BF16: return kr_f32_to_bf16((float)v);
-  case KR_F32: {
-    float f = (float)v;
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-  }
-  case KR_F64: break;
-  }
-  uint64_t b;
-  memcpy(&b, &v, 8);
-  return b;
-}
+uint64_t kr_float_bits_of(kr_float_kind kind, double v) { return kr_float_to_bits(kind, v); }
 
 /* A decimal number: digits[0] is the LEAST significant digit (APFloat's buffer order), value
  * = digits * 10^exp. */

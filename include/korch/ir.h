@@ -231,10 +231,21 @@ uint16_t kr_f32_to_f16(float f);
 float kr_f16_to_f32(uint16_t h);
 uint16_t kr_f32_to_bf16(float f);
 float kr_bf16_to_f32(uint16_t h);
-/* Rounds a double directly to f16 / bf16 (one rounding, ties to even; overflow gives infinity,
- * NaN stays a quiet NaN).  Use these rather than going through float, which rounds twice. */
+/* Rounds a double directly to f16 / bf16 (one rounding, ties to even; overflow gives infinity).
+ * Use these rather than going through float, which rounds twice.  A NaN (here and in the
+ * f32 <-> f16/bf16 conversions above) keeps its sign and the top bits of its payload and is not
+ * quietened; the quiet bit is set only when the kept payload bits would all be zero. */
 uint16_t kr_f64_to_f16(double d);
 uint16_t kr_f64_to_bf16(double d);
+/* The IEEE bit pattern of float kind `kind` (f16/bf16 in the low 16 bits, f32 in the low 32) for
+ * `v` rounded to it, and back: the double a KR_ATTR_FLOAT stores (kr_attr_float applies
+ * kr_float_from_bits(kind, kr_float_to_bits(kind, v))).  Both are exact on every pattern of the
+ * kind, NaNs included: a narrower NaN's mantissa sits at the top of the double's (f32 << 29,
+ * bf16 << 45, f16 << 42) with the same sign, and is never quietened, so a signalling NaN such as
+ * `0x7C01 : f16` survives parse -> attribute -> print as in MLIR.  Hardware float <-> double
+ * conversions would set the quiet bit; do not use them on NaNs. */
+uint64_t kr_float_to_bits(kr_float_kind kind, double v);
+double kr_float_from_bits(kr_float_kind kind, uint64_t bits);
 
 /* Locations are attributes of kind KR_ATTR_LOCATION. */
 kr_attr kr_loc_unknown(kr_context *ctx);
