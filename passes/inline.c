@@ -302,7 +302,22 @@ static kr_status optimize(inliner *in, kr_op *op) {
   return kr_pass_manager_run(pm, op);
 }
 
+/* Checks default-pipeline up front, so a bad one fails the pass even when nothing gets inlined
+ * (the managers optimize() uses are built lazily, per callable op name). */
+static kr_status check_default_pipeline(kr_op *root, const char *text) {
+  if (!text || !*text) return KR_SUCCESS;
+  kr_context *ctx = kr_op_context(root);
+  kr_pass_manager *pm = kr_pass_manager_create(ctx, "func.func");
+  if (!pm) return kr_emit_error(ctx, root->loc, "out of memory");
+  kr_status st = kr_pass_manager_parse_pipeline(pm, text);
+  kr_pass_manager_destroy(pm);
+  if (KR_FAILED(st)) return kr_emit_error(ctx, root->loc, "invalid default-pipeline '%s' for the inliner", text);
+  return KR_SUCCESS;
+}
+
 static kr_status inline_run(kr_op *op, const void *options, kr_pass_run *run) {
+  const inline_options *o = options;
+  if (KR_FAILED(check_default_pipeline(op, o->default_pipeline))) return KR_FAILURE;
   inliner in;
   memset(&in, 0, sizeof in);
   in.ctx = kr_op_context(op);
