@@ -43,13 +43,11 @@ static kr_op *resolve_nested(kr_op *sym, kr_attr ref) {
  * ones); the nested part must then resolve inside it. */
 kr_op *kr_symbol_lookup(kr_op *from, kr_attr symref) {
   if (!from || !symref || symref->kind != KR_ATTR_SYMBOL_REF) return NULL;
-  for (kr_op *t = kr_symbol_table_of(from); t;) {
-    kr_op *root = kr_symbol_lookup_in(t, symref->u.symref.root);
-    if (root) return resolve_nested(root, symref);
-    kr_op *parent = kr_op_parent_op(t);
-    t = parent ? kr_symbol_table_of(parent) : NULL;
-  }
-  return NULL;
+  /* Only the nearest symbol table, as MLIR's lookupNearestSymbolFrom: a symbol of an enclosing
+   * table is not visible from a nested one (symbol-dce and inline count uses the same way). */
+  kr_op *t = kr_symbol_table_of(from);
+  kr_op *root = t ? kr_symbol_lookup_in(t, symref->u.symref.root) : NULL;
+  return root ? resolve_nested(root, symref) : NULL;
 }
 
 void kr_symbol_table_init(kr_symbol_table *t, kr_op *table_op) {

@@ -74,13 +74,20 @@ static bool trait_fold(kr_op *op, kr_value *repl, bool *in_place) {
     if (!inner || inner->name != op->name || inner->attrs != op->attrs || inner->num_operands != 1) return false;
     /* f(f(x)) = x for an involution, f(f(x)) = f(x) for an idempotent op. */
     *repl = (t & KR_TRAIT_INVOLUTION) ? kr_op_operand(inner, 0) : kr_op_operand(op, 0);
-    return true;
-  }
-  if ((t & KR_TRAIT_IDEMPOTENT) && op->num_operands == 2 && kr_op_operand(op, 0) == kr_op_operand(op, 1)) {
+  } else if ((t & KR_TRAIT_IDEMPOTENT) && op->num_operands == 2 && kr_op_operand(op, 0) == kr_op_operand(op, 1)) {
     *repl = kr_op_operand(op, 0);   /* f(x, x) = x */
-    return true;
+  } else {
+    return false;
   }
-  return false;
+  /* In an unreachable block an op may use its own result (%a = f(%b), %b = f(%a)): replacing
+   * it by itself would erase an op that still has uses. */
+  return *repl != kr_op_result(op, 0);
+}
+
+static uint64_t operand_hash(const kr_op *op) {
+  uint64_t h = kr_hash_combine(0, op->num_operands);
+  for (uint32_t i = 0; i < op->num_operands; i++) h = kr_hash_combine(h, kr_hash_ptr(op->operands[i].value));
+  return h;
 }
 
 kr_status kr__op_try_fold(kr_rewriter *rw, kr_op *op, bool *in_place) {
@@ -105,6 +112,11 @@ kr_status kr__op_try_fold(kr_rewriter *rw, kr_op *op, bool *in_place) {
     operands[i] = d ? kr_op_constant_value(d) : NULL;
   }
   memset(results, 0, op->num_results * sizeof(kr_fold_result));
+  /* What an in-place fold changes, to tell it from a fold that merely names the op's own result
+   * (x & x -> x where x is this op's result, in an unreachable block): counting that as a change
+   * would revisit the op forever. */
+  kr_attr attrs_before = op->attrs;
+  uint64_t operands_before = operand_hash(op);
   if (KR_FAILED(op->def->fold(op, operands, results))) {
     kr_value repl = NULL;
     if (trait_fold(op, &repl, in_place)) {
@@ -120,6 +132,7 @@ kr_status kr__op_try_fold(kr_rewriter *rw, kr_op *op, bool *in_place) {
   for (uint32_t i = 0; i < op->num_results; i++)
     if (results[i].attr || results[i].value != kr_op_result(op, i)) self = false;
   if (self) {
+    if (op->attrs == attrs_before && operand_hash(op) == operands_before) goto done;
     kr_rewriter_modified(rw, op);
     *in_place = true;
     st = KR_SUCCESS;

@@ -472,8 +472,9 @@ kr_ident kr_op_symbol_name(const kr_op *op);             /* NULL if not a symbol
 bool kr_op_symbol_is_private(const kr_op *op);
 /* Finds the symbol named `name` directly inside symbol-table op `table` (linear scan). */
 kr_op *kr_symbol_lookup_in(kr_op *table, kr_ident name);
-/* Resolves a symbol reference from `from`, searching the nearest enclosing symbol table first
- * and then outward, following nested references. */
+/* Resolves a symbol reference from `from` in the nearest symbol table (`from` itself if it is
+ * one), following nested references (@a::@b); NULL if not found.  Enclosing tables are not
+ * searched (MLIR's SymbolTable::lookupNearestSymbolFrom). */
 kr_op *kr_symbol_lookup(kr_op *from, kr_attr symref);
 /* The nearest ancestor (or self) with KR_TRAIT_SYMBOL_TABLE. */
 kr_op *kr_symbol_table_of(kr_op *op);

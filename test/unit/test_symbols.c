@@ -64,7 +64,7 @@ START_TEST(names_and_visibility) {
 }
 END_TEST
 
-START_TEST(lookup_flat_nested_outward) {
+START_TEST(lookup_flat_and_nested) {
   /* top { @f  @inner { @g  @f  caller }  @deep { @inner2 { @h } } } */
   kr_op *top = mk(NULL, "s.table", NULL, 1, NULL, NULL);
   kr_op *f = mk(body(top), "s.func", "f", 0, NULL, NULL);
@@ -87,13 +87,16 @@ START_TEST(lookup_flat_nested_outward) {
   ck_assert_ptr_null(kr_symbol_lookup_in(top, kr_ident_cstr(ctx, "g"))); /* not directly inside */
   ck_assert_ptr_null(kr_symbol_lookup_in(f, kr_ident_cstr(ctx, "g")));   /* no region */
 
-  /* From the call: nearest table first (the inner @f shadows the outer one), then outward. */
+  /* From the call: the nearest table only (MLIR's lookupNearestSymbolFrom): the inner @f, and
+   * nothing of the enclosing table. */
   ck_assert_ptr_eq(kr_symbol_lookup(call, ref("g", NULL, NULL)), g);
   ck_assert_ptr_eq(kr_symbol_lookup(call, ref("f", NULL, NULL)), inner_f);
-  ck_assert_ptr_eq(kr_symbol_lookup(call, ref("deep", NULL, NULL)), deep);
-  ck_assert_ptr_eq(kr_symbol_lookup(call, ref("deep", "inner2", "h")), h);
-  ck_assert_ptr_eq(kr_symbol_lookup(call, ref("deep", "inner2", NULL)), inner2);
-  ck_assert_ptr_null(kr_symbol_lookup(call, ref("deep", "h", NULL)));
+  ck_assert_ptr_null(kr_symbol_lookup(call, ref("deep", NULL, NULL)));
+  ck_assert_ptr_null(kr_symbol_lookup(call, ref("deep", "inner2", "h")));
+  /* From the top table, nested references walk down. */
+  ck_assert_ptr_eq(kr_symbol_lookup(f, ref("deep", "inner2", "h")), h);
+  ck_assert_ptr_eq(kr_symbol_lookup(f, ref("deep", "inner2", NULL)), inner2);
+  ck_assert_ptr_null(kr_symbol_lookup(f, ref("deep", "h", NULL)));
   ck_assert_ptr_null(kr_symbol_lookup(call, ref("missing", NULL, NULL)));
   ck_assert_ptr_eq(kr_symbol_lookup(f, ref("inner", "g", NULL)), g);
   ck_assert_ptr_eq(kr_symbol_lookup(top, ref("f", NULL, NULL)), f);
@@ -158,7 +161,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, names_and_visibility);
-  tcase_add_test(tc, lookup_flat_nested_outward);
+  tcase_add_test(tc, lookup_flat_and_nested);
   tcase_add_test(tc, symbol_uses);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
