@@ -84,7 +84,7 @@ static kr_ostream *print_stream(kr_pm_config *cfg) {
   return &cfg->default_os;
 }
 
-void kr__print_ir_after(kr_pm_config *cfg, const kr_pass_def *def, kr_op *op) {
+void kr__print_ir_after(kr_pm_config *cfg, const kr_pass_def *def, kr_op *op, bool failed) {
   kr_ostream *os = print_stream(cfg);
   kr_ostream mem;
   kr_ostream_init_mem(&mem);
@@ -94,7 +94,8 @@ void kr__print_ir_after(kr_pm_config *cfg, const kr_pass_def *def, kr_op *op) {
   /* MLIR prints the op, then "\n\n"; a top-level op's printed form ends in a newline of its
    * own, so a module dump is followed by two blank lines and a nested op's by one. */
   while (n && text[n - 1] == '\n') n--;
-  kr_ostream_printf(os, "// -----// IR Dump After %s (%s) //----- //\n", kr__pass_display_name(def), def->argument);
+  kr_ostream_printf(os, "// -----// IR Dump After %s%s (%s) //----- //\n", kr__pass_display_name(def),
+                    failed ? " Failed" : "", def->argument);
   kr_ostream_write(os, text, n);
   kr_ostream_puts(os, op->block ? "\n\n" : "\n\n\n");
   kr_ostream_close(&mem);

@@ -73,7 +73,8 @@ uint64_t kr__op_fingerprint(kr_op *op);
  * --print-ir-after); *need_fingerprint tells that it is printed only if the pass changed the op
  * (--print-ir-after-change), to be decided by comparing fingerprints. */
 bool kr__should_print_after(const kr_pm_config *cfg, const kr_pass_def *def, bool *need_fingerprint);
-void kr__print_ir_after(kr_pm_config *cfg, const kr_pass_def *def, kr_op *op);
+/* `failed`: the pass failed; the header says "After NAME Failed" as MLIR's. */
+void kr__print_ir_after(kr_pm_config *cfg, const kr_pass_def *def, kr_op *op, bool failed);
 /* Writes the --timing table for `pm` (total = seconds of the whole run). */
 void kr__print_timing(kr_pass_manager *pm, double total, kr_ostream *os);
 double kr__now_seconds(void);

@@ -110,11 +110,15 @@ static kr_status run_pass(kr_pass_manager *pm, kr_pm_entry *e, kr_op *op) {
   kr_status st = def->run(op, e->pass.options, &run);
   if (cfg->timing_os) e->seconds += kr__now_seconds() - t0;
   e->runs++;
-  if (KR_FAILED(st)) return KR_FAILURE;
+  if (KR_FAILED(st)) {
+    /* As MLIR: the IR the failed pass left behind, for debugging it. */
+    if (print) kr__print_ir_after(cfg, def, op, true);
+    return KR_FAILURE;
+  }
   if (cfg->verify_each && KR_FAILED(kr_op_verify(op)))
     return kr_emit_error(pm->ctx, op->loc, "verification failed after pass '%s'", def->argument);
   if (print && need_fp) print = !run.unchanged && kr__op_fingerprint(op) != before;
-  if (print) kr__print_ir_after(cfg, def, op);
+  if (print) kr__print_ir_after(cfg, def, op, false);
   return KR_SUCCESS;
 }
 
