@@ -306,10 +306,16 @@ static bool e_minui(const elem_op *e, const scalar *in, scalar *out) { (void)e; 
 #define FB (in[1].f)
 #define ROUND(x) kr_arith_round_to_float((x), e->out_elem->u.fkind)
 
-static bool e_addf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(FA + FB); return true; }
-static bool e_subf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(FA - FB); return true; }
-static bool e_mulf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(FA * FB); return true; }
-static bool e_divf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(FA / FB); return true; }
+/* An invalid operation on numbers (0/0, inf-inf, 0*inf) gives the default NaN, which IEEE 754
+ * leaves unspecified: x86 makes it negative, LLVM's APFloat (and so MLIR's folder) positive.
+ * Fold to the positive quiet NaN so the result does not depend on the host. */
+static double default_nan(double r, double a, double b) {
+  return isnan(r) && !isnan(a) && !isnan(b) ? fabs(r) : r;
+}
+static bool e_addf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(default_nan(FA + FB, FA, FB)); return true; }
+static bool e_subf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(default_nan(FA - FB, FA, FB)); return true; }
+static bool e_mulf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(default_nan(FA * FB, FA, FB)); return true; }
+static bool e_divf(const elem_op *e, const scalar *in, scalar *out) { out->f = ROUND(default_nan(FA / FB, FA, FB)); return true; }
 static bool e_negf(const elem_op *e, const scalar *in, scalar *out) { (void)e; out->f = -FA; return true; }
 /* IEEE 754-2019 maximum/minimum: NaN wins, and -0.0 < +0.0. */
 static bool e_maximumf(const elem_op *e, const scalar *in, scalar *out) {
