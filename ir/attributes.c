@@ -326,6 +326,17 @@ static bool dense_elem_ok(kr_type e) {
   return e && (e->kind == KR_TYPE_INTEGER || e->kind == KR_TYPE_INDEX || e->kind == KR_TYPE_FLOAT);
 }
 
+/* i1 elements are stored as bytes 0/1 so that equal values unique alike: returns `data`, or a
+ * normalised malloc'd copy (also stored in *norm, for the caller to free). */
+static const unsigned char *normalize_i1(kr_type elem, const void *data, size_t size, unsigned char **norm) {
+  const unsigned char *bytes = data;
+  if (!is_i1(elem) || !size) return bytes;
+  *norm = malloc(size);
+  if (!*norm) abort();
+  for (size_t i = 0; i < size; i++) (*norm)[i] = bytes[i] != 0;
+  return *norm;
+}
+
 kr_attr kr_attr_dense(kr_context *ctx, kr_type shaped, const void *data, size_t size) {
   if (!kr_type_is_shaped(shaped) || !kr_type_has_static_shape(shaped)) return NULL;
   kr_type et = shaped->u.shaped.elem;
@@ -342,13 +353,7 @@ kr_attr kr_attr_dense(kr_context *ctx, kr_type shaped, const void *data, size_t 
   else
     return NULL;
   unsigned char *norm = NULL;
-  const unsigned char *bytes = data;
-  if (is_i1(et) && size) {
-    norm = malloc(size);
-    if (!norm) abort();
-    for (size_t i = 0; i < size; i++) norm[i] = bytes[i] != 0;
-    bytes = norm;
-  }
+  const unsigned char *bytes = normalize_i1(et, data, size, &norm);
   if (!splat && n > 1) {
     splat = true;
     for (size_t i = 1; i < n && splat; i++)
@@ -369,13 +374,7 @@ kr_attr kr_attr_dense_array(kr_context *ctx, kr_type elem, const void *data, uns
   if (!dense_elem_ok(elem)) return NULL;
   size_t size = (size_t)n * kr_type_storage_bytes(elem);
   unsigned char *norm = NULL;
-  const unsigned char *bytes = data;
-  if (is_i1(elem) && size) {
-    norm = malloc(size);
-    if (!norm) abort();
-    for (size_t i = 0; i < size; i++) norm[i] = bytes[i] != 0;
-    bytes = norm;
-  }
+  const unsigned char *bytes = normalize_i1(elem, data, size, &norm);
   struct kr_attr_storage c;
   cand_init(&c, KR_ATTR_DENSE_ARRAY, elem);
   c.u.dense_array.data = size ? bytes : NULL;

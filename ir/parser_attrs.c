@@ -84,17 +84,23 @@ static bool int_fits(uint64_t mag, bool neg, kr_type t, int64_t *out) {
   return true;
 }
 
+/* The type of a number literal just read: the caller's hint, else an explicit `: type`, else
+ * i64 for integers and f64 for floats (as MLIR), from the parser's type caches. */
+static kr_status literal_type(kr_asm_parser *p, kr_type hint, bool is_float, kr_type *t) {
+  *t = hint;
+  if (hint) return KR_SUCCESS;
+  if (kp_consume(p, KR_TOK_COLON)) return kp_parse_type(p, t);
+  kr_type *slot = is_float ? &p->float_types[KR_F64] : &p->int_types[KR_SIGNLESS][64];
+  if (!*slot) *slot = is_float ? kr_type_float(p->ctx, KR_F64) : kr_type_integer(p->ctx, 64, KR_SIGNLESS);
+  *t = *slot;
+  return KR_SUCCESS;
+}
+
 static kr_status parse_int_attr(kr_asm_parser *p, kr_type hint, bool neg, kr_attr *out) {
   kr_token lit = p->tok;
   kp_next(p);
-  kr_type t = hint;
-  if (!t) {
-    if (kp_consume(p, KR_TOK_COLON)) {
-      if (kp_parse_type(p, &t)) return KR_FAILURE;
-    } else {
-      t = kr_type_integer(p->ctx, 64, KR_SIGNLESS);
-    }
-  }
+  kr_type t;
+  if (literal_type(p, hint, false, &t)) return KR_FAILURE;
   if (t->kind == KR_TYPE_FLOAT) {
     uint64_t bits;
     if (hex_float_bits(p, lit.ptr, lit.len, neg, t, &bits)) return KR_FAILURE;
@@ -116,14 +122,8 @@ static kr_status parse_int_attr(kr_asm_parser *p, kr_type hint, bool neg, kr_att
 static kr_status parse_float_attr(kr_asm_parser *p, kr_type hint, bool neg, kr_attr *out) {
   kr_token lit = p->tok;
   kp_next(p);
-  kr_type t = hint;
-  if (!t) {
-    if (kp_consume(p, KR_TOK_COLON)) {
-      if (kp_parse_type(p, &t)) return KR_FAILURE;
-    } else {
-      t = p->float_types[KR_F64] ? p->float_types[KR_F64] : kr_type_float(p->ctx, KR_F64);
-    }
-  }
+  kr_type t;
+  if (literal_type(p, hint, true, &t)) return KR_FAILURE;
   if (t->kind != KR_TYPE_FLOAT) return kp_error_at(p, lit.ptr, "floating point value not valid for specified type");
   double v;
   if (!parse_double(p, lit.ptr, lit.len, &v)) return kp_error_at(p, lit.ptr, "floating point value too large");
