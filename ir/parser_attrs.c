@@ -44,11 +44,6 @@ static bool parse_double(kr_asm_parser *p, const char *s, size_t n, double *out)
 
 static unsigned float_width(kr_type t) { return t->u.fkind == KR_F64 ? 64 : t->u.fkind == KR_F32 ? 32 : 16; }
 
-/* Bits of `v` rounded to the float type `t`. */
-static uint64_t float_bits(kr_type t, double v) { return kr_float_to_bits(t->u.fkind, v); }
-
-/* The value of the bit pattern `bits` of float type `t`, NaN payloads kept (no quieting). */
-static double float_from_bits(kr_type t, uint64_t bits) { return kr_float_from_bits(t->u.fkind, bits); }
 
 /* A float written as an integer literal: only a hexadecimal bit pattern is allowed (MLIR's
  * parseFloatFromIntegerLiteral). */
@@ -104,7 +99,7 @@ static kr_status parse_int_attr(kr_asm_parser *p, kr_type hint, bool neg, kr_att
   if (t->kind == KR_TYPE_FLOAT) {
     uint64_t bits;
     if (hex_float_bits(p, lit.ptr, lit.len, neg, t, &bits)) return KR_FAILURE;
-    *out = kr_attr_float(p->ctx, t, float_from_bits(t, bits));
+    *out = kr_attr_float(p->ctx, t, kr_float_from_bits(t->u.fkind, bits));
     return KR_SUCCESS;
   }
   if (t->kind != KR_TYPE_INTEGER && t->kind != KR_TYPE_INDEX)
@@ -349,14 +344,14 @@ static kr_status dense_elem_bits(kr_asm_parser *p, const kp_dense_elem *e, kr_ty
     if (e->kind == KR_TOK_FLOAT) {
       double v;
       if (!parse_double(p, e->ptr, e->len, &v)) return kp_error_at(p, e->ptr, "floating point value too large");
-      *bits = float_bits(et, e->neg ? -v : v);
+      *bits = kr_float_to_bits(et->u.fkind, e->neg ? -v : v);
       return KR_SUCCESS;
     }
     if (e->kind != KR_TOK_INTEGER) return kp_error_at(p, e->ptr, "expected floating point literal");
     if (is_hex_literal(e->ptr, e->len)) return hex_float_bits(p, e->ptr, e->len, e->neg, et, bits);
     double v;  /* korch: a decimal integer in a float tensor means that value */
     if (!parse_double(p, e->ptr, e->len, &v)) return kp_error_at(p, e->ptr, "floating point value too large");
-    *bits = float_bits(et, e->neg ? -v : v);
+    *bits = kr_float_to_bits(et->u.fkind, e->neg ? -v : v);
     return KR_SUCCESS;
   }
   bool is_unsigned = et->kind == KR_TYPE_INTEGER && et->u.integer.sign == KR_UNSIGNED;
@@ -569,7 +564,7 @@ static kr_status parse_dense_array(kr_asm_parser *p, kr_attr *out) {
       } else if (kp_is(p, KR_TOK_FLOAT)) {
         double v;
         if (!parse_double(p, p->tok.ptr, p->tok.len, &v)) return kp_error(p, "floating point value too large");
-        bits = float_bits(et, neg ? -v : v);
+        bits = kr_float_to_bits(et->u.fkind, neg ? -v : v);
       } else if (kp_is(p, KR_TOK_INTEGER)) {
         if (hex_float_bits(p, p->tok.ptr, p->tok.len, neg, et, &bits)) return KR_FAILURE;
       } else {

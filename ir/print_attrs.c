@@ -354,7 +354,7 @@ void kr_printer_print_attr_elide(kr_asm_printer *p, kr_attr a, bool may_elide_ty
   }
   case KR_ATTR_FLOAT: {
     bool hex;
-    kr_print_float_bits(os, a->type->u.fkind, kr_float_bits_of(a->type->u.fkind, a->u.f), &hex);
+    kr_print_float_bits(os, a->type->u.fkind, kr_float_to_bits(a->type->u.fkind, a->u.f), &hex);
     if (may_elide_type && a->type->u.fkind == KR_F64 && !hex) return;
     break;
   }

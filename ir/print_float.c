@@ -127,7 +127,6 @@ static fmt_info format_of(kr_float_kind k) {
   return (fmt_info){53, 11, 1023, 64};
 }
 
-uint64_t kr_float_bits_of(kr_float_kind kind, double v) { return kr_float_to_bits(kind, v); }
 
 /* A decimal number: digits[0] is the LEAST significant digit (APFloat's buffer order), value
  * = digits * 10^exp. */

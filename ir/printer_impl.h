@@ -60,7 +60,5 @@ void kr_print_u64(kr_ostream *os, uint64_t v);
  * APFloat's shortest default form when it contains a '.', otherwise (and for inf/NaN) the bit
  * pattern in hex (`0x7FC00000`).  Sets *printed_hex (may be NULL) when hex was used. */
 void kr_print_float_bits(kr_ostream *os, kr_float_kind kind, uint64_t bits, bool *printed_hex);
-/* The bit pattern of `v` (exactly representable in `kind`) in `kind`'s format. */
-uint64_t kr_float_bits_of(kr_float_kind kind, double v);
 
 #endif
