@@ -13,6 +13,7 @@ packages=(
   coinor-libcbc-dev                          # the BLP solver of kernel orchestration
   protobuf-c-compiler libprotobuf-c-dev      # ONNX import
   libonnx-dev libonnx-testdata               # onnx.proto and the ONNX conformance test data
+  libopenblas-dev                            # BLAS for the interpreter's MatMul/Gemm/Conv
 )
 
 sudo=""

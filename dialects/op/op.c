@@ -1,0 +1,569 @@
+/* dialects/op/op.c - the `op` dialect: op table and schemas from ops.def, registration, the
+ * generic verifier (schema + shape inference), attribute accessors with ONNX defaults, constant
+ * operands, and shape helpers.  Rules: ONNX Operators.md, opset 17. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dialects/dialect_macros.h"
+#include "dialects/dialect_util.h"
+#include "dialects/op/op_impl.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * The rows of ops.def, as written. */
+typedef struct op_row {
+  const char *stem, *family, *onnx, *operands, *results, *attrs, *summary;
+  kr_infer_fn infer;
+  kr_eval_fn eval;
+} op_row;
+
+static const op_row rows[] = {
+#define KR_ONNX_OP(stem, family, onnx, operands, results, attrs, summary) \
+  {#stem, #family, onnx, operands, results, attrs, summary, kr_infer_##stem, kr_eval_##stem},
+#include "dialects/op/ops.def"
+#undef KR_ONNX_OP
+};
+#define NUM_ROWS KR_ARRAY_SIZE(rows)
+
+/* Parsed schemas and the op table; built once (the strings are static, nothing depends on a
+ * context), then every context registers the same table. */
+static kr_op_schema schemas[NUM_ROWS];
+static kr_interp_hooks hooks[NUM_ROWS];
+static char names[NUM_ROWS][48];
+static kr_op_def op_defs[NUM_ROWS + 2];
+static bool tables_built;
+
+static char *dup_range(const char *s, size_t n) {
+  char *r = malloc(n + 1);
+  if (!r) abort();   /* static tables at start-up: nothing sensible to recover */
+  memcpy(r, s, n);
+  r[n] = 0;
+  return r;
+}
+
+/* "X W B?" / "inputs..." / "#shape" */
+static void parse_operands(const char *spec, kr_op_operand_spec **out, unsigned *n, unsigned *min, unsigned *max) {
+  kr_op_operand_spec *v = calloc(16, sizeof *v);
+  unsigned k = 0;
+  *min = 0;
+  *max = 0;
+  for (const char *p = spec; *p;) {
+    while (*p == ' ') p++;
+    if (!*p) break;
+    const char *e = p;
+    while (*e && *e != ' ') e++;
+    kr_op_operand_spec o = {0};
+    const char *b = p;
+    if (*b == '#') o.shape = true, b++;
+    size_t len = (size_t)(e - b);
+    if (len > 3 && !strncmp(e - 3, "...", 3)) o.variadic = true, len -= 3;
+    else if (len > 1 && e[-1] == '?') o.optional = true, len -= 1;
+    o.name = dup_range(b, len);
+    v[k++] = o;
+    if (!o.optional) *min = k;
+    *max = o.variadic ? UINT32_MAX : k;
+    p = e;
+  }
+  *out = v;
+  *n = k;
+}
+
+static void parse_attrs(const char *spec, kr_op_attr_spec **out, unsigned *n) {
+  kr_op_attr_spec *v = calloc(16, sizeof *v);
+  unsigned k = 0;
+  for (const char *p = spec; *p;) {
+    while (*p == ' ') p++;
+    if (!*p) break;
+    const char *e = p;
+    while (*e && *e != ' ') e++;
+    const char *colon = memchr(p, ':', (size_t)(e - p));
+    kr_op_attr_spec a = {0};
+    a.name = dup_range(p, (size_t)(colon - p));
+    const char *kind = colon + 1;
+    const char *eq = memchr(kind, '=', (size_t)(e - kind));
+    const char *kend = eq ? eq : e;
+    if (kend[-1] == '!') a.required = true, kend--;
+    size_t klen = (size_t)(kend - kind);
+#define IS(s) (klen == strlen(s) && !strncmp(kind, s, klen))
+    a.kind = IS("i") ? KR_OPATTR_INT : IS("f") ? KR_OPATTR_FLOAT : IS("s") ? KR_OPATTR_STRING
+           : IS("ints") ? KR_OPATTR_INTS : IS("floats") ? KR_OPATTR_FLOATS : IS("t") ? KR_OPATTR_TENSOR
+           : KR_OPATTR_TYPE;
+#undef IS
+    if (eq) {
+      char *d = dup_range(eq + 1, (size_t)(e - eq - 1));
+      a.has_default = true;
+      switch (a.kind) {
+      case KR_OPATTR_INT: a.dflt_int = strtoll(d, NULL, 10); break;
+      case KR_OPATTR_FLOAT: a.dflt_float = strtod(d, NULL); break;
+      case KR_OPATTR_STRING: a.dflt_string = d; d = NULL; break;
+      case KR_OPATTR_INTS: {
+        int64_t *vals = calloc(16, sizeof *vals);
+        unsigned m = 0;
+        for (char *q = d; *q && m < 16;) {
+          vals[m++] = strtoll(q, &q, 10);
+          if (*q == ',') q++;
+        }
+        a.dflt_ints = vals;
+        a.num_dflt_ints = m;
+        break;
+      }
+      default: break;
+      }
+      free(d);
+    }
+    v[k++] = a;
+    p = e;
+  }
+  *out = v;
+  *n = k;
+}
+
+kr_status kr_op_constant_verify(kr_op *op);
+kr_status kr_op_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results);
+kr_status kr_op_none_verify(kr_op *op);
+static kr_status eval_constant(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs);
+static const kr_interp_hooks constant_hooks = {eval_constant};
+
+static void build_tables(void) {
+  if (tables_built) return;
+  for (unsigned i = 0; i < NUM_ROWS; i++) {
+    const op_row *r = &rows[i];
+    kr_op_schema *s = &schemas[i];
+    kr_op_operand_spec *ops, *res;
+    kr_op_attr_spec *attrs;
+    s->onnx_name = r->onnx;
+    s->family = r->family;
+    parse_operands(r->operands, &ops, &s->num_operands, &s->min_operands, &s->max_operands);
+    parse_operands(r->results, &res, &s->num_results, &s->min_results, &s->max_results);
+    parse_attrs(r->attrs, &attrs, &s->num_attrs);
+    s->operands = ops;
+    s->results = res;
+    s->attrs = attrs;
+    s->infer = r->infer;
+    hooks[i].eval = r->eval;
+    snprintf(names[i], sizeof names[i], "op.%s", r->stem);
+    op_defs[i] = (kr_op_def){
+        .name = names[i],
+        .traits = KR_TRAIT_PURE,
+        .num_operands = KR_VARIADIC,
+        .num_results = KR_VARIADIC,
+        .num_regions = 0,
+        .summary = r->summary,
+        .verify = kr_op_verify_generic,
+        .fold = kr_op_fold_generic,
+        .shape_inference = s,
+        .interpreter = &hooks[i],
+    };
+  }
+  op_defs[NUM_ROWS] = (kr_op_def){
+      .name = KR_OP_CONSTANT,
+      .traits = KR_TRAIT_PURE | KR_TRAIT_CONSTANT_LIKE,
+      .num_operands = 0, .num_results = 1,
+      .summary = "a tensor constant (ONNX Constant and initializers): `value` is dense or dense_resource",
+      .verify = kr_op_constant_verify,
+      .fold = kr_op_constant_fold,
+      .interpreter = &constant_hooks,
+  };
+  op_defs[NUM_ROWS + 1] = (kr_op_def){
+      .name = KR_OP_NONE,
+      .traits = KR_TRAIT_PURE,
+      .num_operands = 0, .num_results = 1,
+      .summary = "the value of an omitted optional operand (ONNX's empty input name)",
+      .verify = kr_op_none_verify,
+  };
+  tables_built = true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * op.constant and op.none. */
+
+kr_status kr_op_constant_verify(kr_op *op) {
+  kr_attr v = kr_op_get_attr(op, "value");
+  if (!v || (v->kind != KR_ATTR_DENSE && v->kind != KR_ATTR_RESOURCE))
+    return kr_op_emit_error(op, "requires a 'value' attribute holding dense or dense_resource elements");
+  kr_type rt = kr_value_type(kr_op_result(op, 0));
+  if (v->type != rt) {
+    char *a = kr_type_to_cstr(v->type), *b = kr_type_to_cstr(rt);
+    kr_op_emit_error(op, "'value' has type '%s' but the result has type '%s'", a, b);
+    free(a), free(b);
+    return KR_FAILURE;
+  }
+  if (!kr_type_has_static_shape(rt)) return kr_op_emit_error(op, "result must have a static shape");
+  return KR_SUCCESS;
+}
+
+kr_status kr_op_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results) {
+  results[0].attr = kr_op_get_attr(op, "value");
+  return results[0].attr ? KR_SUCCESS : KR_FAILURE;
+}
+
+static kr_status eval_constant(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  kr_tensor t;
+  if (kr_tensor_from_attr(&t, kr_op_get_attr(op, "value")))
+    return kr_op_emit_error(op, "cannot read the constant's value");
+  memcpy(outs[0]->data, t.data, outs[0]->nbytes < t.nbytes ? outs[0]->nbytes : t.nbytes);
+  kr_tensor_free(&t);
+  return KR_SUCCESS;
+}
+
+kr_status kr_op_none_verify(kr_op *op) {
+  if (kr_value_type(kr_op_result(op, 0))->kind != KR_TYPE_NONE)
+    return kr_op_emit_error(op, "result must have type 'none'");
+  return KR_SUCCESS;
+}
+
+kr_op *kr_op_materialize_constant(kr_builder *b, kr_attr value, kr_type type, kr_attr loc) {
+  if (!value || (value->kind != KR_ATTR_DENSE && value->kind != KR_ATTR_RESOURCE) || value->type != type) return NULL;
+  kr_op_state st;
+  kr_op_state_init(&st, b->ctx, KR_OP_CONSTANT, loc);
+  kr_op_state_add_attr(&st, "value", value);
+  kr_op_state_add_results(&st, &type, 1);
+  kr_op *c = kr_builder_create(b, &st);
+  kr_op_state_free(&st);
+  return c;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Schema lookup. */
+
+const kr_op_schema *kr_op_get_schema(const kr_op *op) {
+  if (!op->def || !op->def->dialect || strcmp(op->def->dialect->def->name, "op")) return NULL;
+  return op->def->shape_inference;
+}
+
+const kr_op_schema *kr_op_schema_by_onnx_name(kr_context *ctx, const char *onnx_name) {
+  (void)ctx;
+  build_tables();
+  for (unsigned i = 0; i < NUM_ROWS; i++)
+    if (!strcmp(schemas[i].onnx_name, onnx_name)) return &schemas[i];
+  return NULL;
+}
+
+const char *kr_op_name_for_onnx(kr_context *ctx, const char *onnx_name) {
+  (void)ctx;
+  build_tables();
+  for (unsigned i = 0; i < NUM_ROWS; i++)
+    if (!strcmp(schemas[i].onnx_name, onnx_name)) return names[i];
+  return NULL;
+}
+
+static const kr_op_attr_spec *find_attr_spec(const kr_op *op, const char *name) {
+  const kr_op_schema *s = kr_op_get_schema(op);
+  if (!s) return NULL;
+  for (unsigned i = 0; i < s->num_attrs; i++)
+    if (!strcmp(s->attrs[i].name, name)) return &s->attrs[i];
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Attribute accessors. */
+
+int64_t kr_op_attr_int(const kr_op *op, const char *name) {
+  kr_attr a = kr_op_get_attr(op, name);
+  if (a && a->kind == KR_ATTR_INTEGER) return a->u.i;
+  const kr_op_attr_spec *s = find_attr_spec(op, name);
+  return s ? s->dflt_int : 0;
+}
+
+double kr_op_attr_float(const kr_op *op, const char *name) {
+  kr_attr a = kr_op_get_attr(op, name);
+  if (a && a->kind == KR_ATTR_FLOAT) return a->u.f;
+  if (a && a->kind == KR_ATTR_INTEGER) return (double)a->u.i;
+  const kr_op_attr_spec *s = find_attr_spec(op, name);
+  /* Defaults are ONNX float (f32) values: round them as an f32 attribute would. */
+  return s ? (double)(float)s->dflt_float : 0.0;
+}
+
+const char *kr_op_attr_string(const kr_op *op, const char *name) {
+  kr_attr a = kr_op_get_attr(op, name);
+  if (a && a->kind == KR_ATTR_STRING) return a->u.string.str;
+  const kr_op_attr_spec *s = find_attr_spec(op, name);
+  return s ? s->dflt_string : NULL;
+}
+
+unsigned kr_op_attr_ints(const kr_op *op, const char *name, const int64_t **vals) {
+  kr_attr a = kr_op_get_attr(op, name);
+  if (a && a->kind == KR_ATTR_DENSE_ARRAY && kr_type_is_integer(a->type, 64)) {
+    *vals = a->u.dense_array.data;
+    return a->u.dense_array.num;
+  }
+  const kr_op_attr_spec *s = find_attr_spec(op, name);
+  *vals = s && s->has_default ? s->dflt_ints : NULL;
+  return s && s->has_default ? s->num_dflt_ints : 0;
+}
+
+unsigned kr_op_attr_floats(const kr_op *op, const char *name, const float **vals) {
+  kr_attr a = kr_op_get_attr(op, name);
+  if (a && a->kind == KR_ATTR_DENSE_ARRAY && a->type->kind == KR_TYPE_FLOAT && a->type->u.fkind == KR_F32) {
+    *vals = a->u.dense_array.data;
+    return a->u.dense_array.num;
+  }
+  *vals = NULL;
+  return 0;
+}
+
+kr_type kr_op_attr_type(const kr_op *op, const char *name) {
+  kr_attr a = kr_op_get_attr(op, name);
+  return a && a->kind == KR_ATTR_TYPE ? a->type : NULL;
+}
+
+kr_attr kr_op_attr_tensor(const kr_op *op, const char *name) {
+  kr_attr a = kr_op_get_attr(op, name);
+  return a && (a->kind == KR_ATTR_DENSE || a->kind == KR_ATTR_RESOURCE) ? a : NULL;
+}
+
+bool kr_op_attr_present(const kr_op *op, const char *name) { return kr_op_get_attr(op, name) != NULL; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Operands. */
+
+bool kr_op_operand_present(kr_op *op, unsigned i) {
+  return i < op->num_operands && kr_value_type(kr_op_operand(op, i))->kind != KR_TYPE_NONE;
+}
+
+kr_attr kr_op_constant_operand(kr_op *op, unsigned i) {
+  if (!kr_op_operand_present(op, i)) return NULL;
+  kr_op *d = kr_value_defining_op(kr_op_operand(op, i));
+  if (!d || !kr_op_has_trait(d, KR_TRAIT_CONSTANT_LIKE)) return NULL;
+  kr_attr v = kr_op_get_attr(d, "value");
+  if (!v || (v->kind != KR_ATTR_DENSE && v->kind != KR_ATTR_RESOURCE)) return NULL;
+  return v;
+}
+
+static const char *operand_name(kr_op *op, unsigned i) {
+  const kr_op_schema *s = kr_op_get_schema(op);
+  if (!s || !s->num_operands) return "?";
+  return i < s->num_operands ? s->operands[i].name : s->operands[s->num_operands - 1].name;
+}
+
+static int64_t constant_elems(kr_op *op, unsigned i, int64_t cap, kr_attr *out) {
+  kr_attr v = kr_op_constant_operand(op, i);
+  if (!v) {
+    kr_op_emit_error(op, "operand #%u ('%s') must be a constant (its value decides the result shape)", i,
+                     operand_name(op, i));
+    return -1;
+  }
+  int64_t n = kr_type_num_elements(v->type);
+  if (n < 0 || n > cap) {
+    kr_op_emit_error(op, "operand #%u ('%s') has %lld elements, at most %lld supported", i, operand_name(op, i),
+                     (long long)n, (long long)cap);
+    return -1;
+  }
+  *out = v;
+  return n;
+}
+
+int64_t kr_op_constant_ints(kr_op *op, unsigned i, int64_t *out, int64_t cap) {
+  kr_attr v;
+  int64_t n = constant_elems(op, i, cap, &v);
+  if (n < 0) return -1;
+  kr_type e = kr_type_element(v->type);
+  if (e->kind != KR_TYPE_INTEGER && e->kind != KR_TYPE_INDEX) {
+    kr_op_emit_error(op, "operand #%u ('%s') must hold integers", i, operand_name(op, i));
+    return -1;
+  }
+  kr_tensor t;
+  if (kr_tensor_from_attr(&t, v)) {
+    kr_op_emit_error(op, "operand #%u ('%s'): unreadable constant", i, operand_name(op, i));
+    return -1;
+  }
+  for (int64_t k = 0; k < n; k++) out[k] = kr_tensor_get_i64(&t, k);
+  kr_tensor_free(&t);
+  return n;
+}
+
+int64_t kr_op_constant_floats(kr_op *op, unsigned i, double *out, int64_t cap) {
+  kr_attr v;
+  int64_t n = constant_elems(op, i, cap, &v);
+  if (n < 0) return -1;
+  kr_tensor t;
+  if (kr_tensor_from_attr(&t, v)) {
+    kr_op_emit_error(op, "operand #%u ('%s'): unreadable constant", i, operand_name(op, i));
+    return -1;
+  }
+  for (int64_t k = 0; k < n; k++) out[k] = kr_tensor_get_f64(&t, k);
+  kr_tensor_free(&t);
+  return n;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Shape helpers. */
+
+kr_status kr_op_normalize_axis(kr_op *op, const char *what, int64_t axis, int64_t rank, int64_t *out) {
+  if (axis < -rank || axis >= rank)
+    return kr_op_emit_error(op, "%s %lld is out of range [%lld, %lld)", what, (long long)axis, (long long)-rank,
+                            (long long)rank);
+  *out = axis < 0 ? axis + rank : axis;
+  return KR_SUCCESS;
+}
+
+kr_status kr_op_broadcast_shapes(kr_op *op, const kr_type *types, unsigned n, int64_t *out_dims, unsigned *out_rank) {
+  unsigned rank = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (types[i]->u.shaped.rank > rank) rank = types[i]->u.shaped.rank;
+  if (rank > KR_OP_MAX_RANK) return kr_op_emit_error(op, "rank %u exceeds the supported maximum %d", rank, KR_OP_MAX_RANK);
+  for (unsigned d = 0; d < rank; d++) out_dims[d] = 1;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned r = types[i]->u.shaped.rank;
+    for (unsigned d = 0; d < r; d++) {
+      int64_t x = types[i]->u.shaped.dims[d];
+      int64_t *o = &out_dims[rank - r + d];
+      if (x == *o || x == 1) continue;
+      if (*o == 1) {
+        *o = x;
+        continue;
+      }
+      char *a = kr_type_to_cstr(types[0]), *b = kr_type_to_cstr(types[i]);
+      kr_op_emit_error(op, "operands have incompatible shapes for broadcasting: '%s' and '%s'", a, b);
+      free(a), free(b);
+      return KR_FAILURE;
+    }
+  }
+  *out_rank = rank;
+  return KR_SUCCESS;
+}
+
+kr_status kr_op_operand_tensor(kr_op *op, unsigned i, kr_type *out) {
+  if (i >= op->num_operands) return kr_op_emit_error(op, "missing operand #%u ('%s')", i, operand_name(op, i));
+  kr_type t = kr_value_type(kr_op_operand(op, i));
+  if (t->kind != KR_TYPE_TENSOR || !kr_type_has_static_shape(t) || t->u.shaped.rank > KR_OP_MAX_RANK) {
+    char *s = kr_type_to_cstr(t);
+    kr_op_emit_error(op, "operand #%u ('%s') must be a tensor with a static shape, got '%s'", i, operand_name(op, i), s);
+    free(s);
+    return KR_FAILURE;
+  }
+  *out = t;
+  return KR_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Verification. */
+
+static const char *attr_kind_name(kr_op_attr_kind k) {
+  static const char *const n[] = {"an integer", "a float", "a string", "an array<i64>", "an array<f32>",
+                                  "dense elements", "a type"};
+  return n[k];
+}
+
+static bool attr_matches(kr_attr a, kr_op_attr_kind k) {
+  switch (k) {
+  case KR_OPATTR_INT: return a->kind == KR_ATTR_INTEGER;
+  case KR_OPATTR_FLOAT: return a->kind == KR_ATTR_FLOAT;
+  case KR_OPATTR_STRING: return a->kind == KR_ATTR_STRING;
+  case KR_OPATTR_INTS: return a->kind == KR_ATTR_DENSE_ARRAY && kr_type_is_integer(a->type, 64);
+  case KR_OPATTR_FLOATS: return a->kind == KR_ATTR_DENSE_ARRAY && a->type->kind == KR_TYPE_FLOAT;
+  case KR_OPATTR_TENSOR: return a->kind == KR_ATTR_DENSE || a->kind == KR_ATTR_RESOURCE;
+  case KR_OPATTR_TYPE: return a->kind == KR_ATTR_TYPE;
+  }
+  return false;
+}
+
+/* Operand/result counts and attributes against the schema. */
+static kr_status check_schema(kr_op *op, const kr_op_schema *s) {
+  if (op->num_operands < s->min_operands || op->num_operands > s->max_operands) {
+    if (s->min_operands == s->max_operands)
+      return kr_op_emit_error(op, "expects %u operands (ONNX %s), got %u", s->min_operands, s->onnx_name, op->num_operands);
+    if (s->max_operands == UINT32_MAX)
+      return kr_op_emit_error(op, "expects at least %u operands (ONNX %s), got %u", s->min_operands, s->onnx_name, op->num_operands);
+    return kr_op_emit_error(op, "expects %u to %u operands (ONNX %s), got %u", s->min_operands, s->max_operands,
+                            s->onnx_name, op->num_operands);
+  }
+  if (op->num_results < s->min_results || op->num_results > s->max_results)
+    return kr_op_emit_error(op, "expects %u to %u results (ONNX %s), got %u", s->min_results,
+                            s->max_results == UINT32_MAX ? 0xffffu : s->max_results, s->onnx_name, op->num_results);
+  for (unsigned i = 0; i < op->num_operands; i++) {
+    kr_type t = kr_value_type(kr_op_operand(op, i));
+    bool optional = i < s->num_operands && s->operands[i].optional;
+    if (t->kind == KR_TYPE_NONE) {
+      if (!optional) return kr_op_emit_error(op, "operand #%u ('%s') is required but is 'none'", i, operand_name(op, i));
+      continue;
+    }
+    kr_type dummy;
+    if (kr_op_operand_tensor(op, i, &dummy)) return KR_FAILURE;
+  }
+  kr_attr dict = op->attrs;
+  for (unsigned i = 0; i < dict->u.dict.num; i++) {
+    const kr_named_attr *na = &dict->u.dict.entries[i];
+    if (kr_attr_name_has_dialect_prefix(na->name)) continue;   /* discardable (e.g. onnx.name) */
+    const kr_op_attr_spec *spec = NULL;
+    for (unsigned k = 0; k < s->num_attrs; k++)
+      if (!strcmp(s->attrs[k].name, na->name)) spec = &s->attrs[k];
+    if (!spec) return kr_op_emit_error(op, "unknown attribute '%s' (ONNX %s opset 17)", na->name, s->onnx_name);
+    if (!attr_matches(na->value, spec->kind))
+      return kr_op_emit_error(op, "attribute '%s' must be %s", na->name, attr_kind_name(spec->kind));
+  }
+  for (unsigned k = 0; k < s->num_attrs; k++)
+    if (s->attrs[k].required && !kr_op_get_attr(op, s->attrs[k].name))
+      return kr_op_emit_error(op, "requires attribute '%s'", s->attrs[k].name);
+  return KR_SUCCESS;
+}
+
+kr_status kr_op_infer_result_types(kr_op *op, kr_type *results) {
+  const kr_op_schema *s = kr_op_get_schema(op);
+  if (!s) return kr_op_emit_error(op, "is not an op of the op dialect");
+  if (check_schema(op, s)) return KR_FAILURE;
+  for (unsigned i = 0; i < op->num_results; i++) results[i] = NULL;
+  if (s->infer(op, results)) return KR_FAILURE;
+  for (unsigned i = 0; i < op->num_results; i++)
+    if (!results[i]) return kr_op_emit_error(op, "shape inference left result #%u without a type", i);
+  return KR_SUCCESS;
+}
+
+kr_status kr_op_infer_and_set_types(kr_op *op) {
+  kr_type small[8];
+  kr_type *types = op->num_results <= 8 ? small : malloc(op->num_results * sizeof *types);
+  kr_status st = kr_op_infer_result_types(op, types);
+  if (!st)
+    for (unsigned i = 0; i < op->num_results; i++) kr_value_set_type(kr_op_result(op, i), types[i]);
+  if (types != small) free(types);
+  return st;
+}
+
+kr_status kr_op_verify_generic(kr_op *op) {
+  const kr_op_schema *s = kr_op_get_schema(op);
+  if (check_schema(op, s)) return KR_FAILURE;
+  /* With a non-constant shape operand the result shape is data-dependent: the declared types are
+   * kept as written (constant folding turns such operands into constants). */
+  for (unsigned i = 0; i < op->num_operands; i++) {
+    const kr_op_operand_spec *o = i < s->num_operands ? &s->operands[i] : &s->operands[s->num_operands - 1];
+    if (o->shape && kr_op_operand_present(op, i) && !kr_op_constant_operand(op, i)) return KR_SUCCESS;
+  }
+  kr_type small[8];
+  kr_type *types = op->num_results <= 8 ? small : malloc(op->num_results * sizeof *types);
+  kr_status st = kr_op_infer_result_types(op, types);
+  for (unsigned i = 0; !st && i < op->num_results; i++) {
+    kr_type declared = kr_value_type(kr_op_result(op, i));
+    if (declared != types[i]) {
+      char *a = kr_type_to_cstr(types[i]), *b = kr_type_to_cstr(declared);
+      kr_op_emit_error(op, "result #%u ('%s') has type '%s' but shape inference gives '%s'", i,
+                       i < s->num_results ? s->results[i].name : s->results[s->num_results - 1].name, b, a);
+      free(a), free(b);
+      st = KR_FAILURE;
+    }
+  }
+  if (types != small) free(types);
+  return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Registration. */
+
+extern const kr_pattern kr_op_canonical_patterns[];
+extern const unsigned kr_op_num_canonical_patterns;
+
+static kr_dialect_def op_dialect = {
+    .name = "op",
+    .summary = "operator level: one op per ONNX operator (opset 17 form), static shapes",
+    .materialize_constant = kr_op_materialize_constant,
+};
+
+kr_status kr_register_op_dialect(kr_context *ctx) {
+  build_tables();
+  op_dialect.ops = op_defs;
+  op_dialect.num_ops = NUM_ROWS + 2;
+  op_dialect.patterns = kr_op_canonical_patterns;
+  op_dialect.num_patterns = kr_op_num_canonical_patterns;
+  return kr_context_register_dialect(ctx, &op_dialect);
+}
