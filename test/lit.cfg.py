@@ -29,6 +29,24 @@ def tool(name, path):
 config.substitutions.append(("%plugin_so", config.plugin_so or "plugin-not-built.so"))
 config.substitutions.append(("%korch_src", config.korch_src_root))
 tool("korch-opt", korch_opt)
+# The other tools, each under tools/<name>/ of the build.
+for name in ("korch-translate", "korch-interp"):
+    path = os.path.join(config.korch_tools_dir, name, name)
+    if os.path.exists(path):
+        tool(name, path)
+        config.available_features.add(name)
+
+# Real inputs beside the project (../shared: models, conformance lists) and the ONNX node test
+# data of Debian's libonnx-testdata.  Tests needing them say `REQUIRES: shared` / `onnx-testdata`
+# and are reported UNSUPPORTED (with the reason) where they are absent, as on a user's clone.
+shared = os.path.normpath(os.path.join(config.korch_src_root, "..", "shared"))
+config.substitutions.append(("%shared", shared))
+if os.path.isdir(os.path.join(shared, "models")):
+    config.available_features.add("shared")
+onnx_node = "/usr/share/libonnx-testdata/data/node"
+config.substitutions.append(("%onnx_node", onnx_node))
+if os.path.isdir(onnx_node):
+    config.available_features.add("onnx-testdata")
 tool("FileCheck", config.filecheck)
 tool("not", config.not_tool)
 tool("count", config.count_tool)
