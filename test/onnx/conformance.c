@@ -1,0 +1,595 @@
+/* test/onnx/conformance.c - the ONNX node-test conformance driver (issue 3, item 5).
+ *
+ * For every test directory named in the list (../shared/conformance/onnx-node-tests.txt), over
+ * Debian's libonnx-testdata (ONNX's own backend node tests):
+ *   1. the graph inputs that decide shapes (kr_onnx_shape_inputs) are bound as constants from
+ *      their test_data_set_0/input_K.pb (--bind-input),
+ *   2. model.onnx is imported (kr_onnx_import_file),
+ *   3. the remaining input_K.pb are the arguments of @main, in graph order,
+ *   4. kr_interp_run runs it and every result is compared with output_K.pb: same element type and
+ *      shape; floats |y-r| <= atol + rtol*|r| (ONNX's backend-test defaults rtol 1e-3,
+ *      atol 1e-7: onnx/backend/test/runner/__init__.py assert_similar_outputs), NaN matches NaN;
+ *      integers and booleans exactly.
+ * input_K.pb is the K-th graph input that is not an initializer (ONNX's test generator writes
+ * them so); the names are read from model.onnx with a few lines of protobuf wire decoding.
+ *
+ * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
+ * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
+ * then `N passed, N failed`.  The known-failures list (`test_name  # reason` lines) makes the
+ * exit status strict: 1 if a test fails that is not listed, or a listed test passes; 77 (skip)
+ * when the list or the test data is absent. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "korch/korch.h"
+#include "korch/interp.h"
+#include "korch/onnx.h"
+#include "korch/op.h"
+
+#ifndef KORCH_CONFORMANCE_LIST
+#define KORCH_CONFORMANCE_LIST "../shared/conformance/onnx-node-tests.txt"
+#endif
+#ifndef KORCH_CONFORMANCE_KNOWN_FAILURES
+#define KORCH_CONFORMANCE_KNOWN_FAILURES "test/onnx/known-failures.txt"
+#endif
+#define DEFAULT_DATA "/usr/share/libonnx-testdata/data/node"
+#define SKIP 77
+
+typedef struct options {
+  const char *list, *data, *known, *only;
+  bool verbose, no_fork;
+  double rtol, atol;
+  unsigned timeout_s;
+} options;
+
+/* ---------------------------------------------------------------------------------------------
+ * Small helpers. */
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    if (n == cap) {
+      char *nb = realloc(buf, cap * 2 + 1);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (!got) break;
+  }
+  fclose(f);
+  if (buf) buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+/* Splits a list file into names: the first word of each line; `#` starts a comment. */
+static char **read_names(const char *path, unsigned *count) {
+  size_t len;
+  char *text = read_file(path, &len);
+  *count = 0;
+  if (!text) return NULL;
+  char **names = calloc(len / 2 + 2, sizeof *names);
+  for (char *line = text; line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *s = line;
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    char *e = s;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\r') e++;
+    if (e > s) {
+      *e = 0;
+      names[(*count)++] = strdup(s);
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  return names;
+}
+
+static void free_names(char **names, unsigned n) {
+  for (unsigned i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Protobuf wire format, just enough to list ModelProto.graph(7).input(11).name(1) minus
+ * GraphProto.initializer(5).name(8) (onnx.proto). */
+
+typedef struct pb {
+  const unsigned char *p, *end;
+} pb;
+
+static bool pb_varint(pb *b, uint64_t *v) {
+  *v = 0;
+  for (unsigned s = 0; s < 64; s += 7) {
+    if (b->p >= b->end) return false;
+    unsigned char c = *b->p++;
+    *v |= (uint64_t)(c & 0x7f) << s;
+    if (c < 0x80) return true;
+  }
+  return false;
+}
+
+/* Next field: number, and for length-delimited fields the payload in *sub. */
+static bool pb_next(pb *b, uint32_t *field, pb *sub) {
+  uint64_t key, n;
+  if (!pb_varint(b, &key)) return false;
+  *field = (uint32_t)(key >> 3);
+  sub->p = sub->end = NULL;
+  switch (key & 7) {
+  case 0: return pb_varint(b, &n);
+  case 1: if (b->end - b->p < 8) return false; b->p += 8; return true;
+  case 5: if (b->end - b->p < 4) return false; b->p += 4; return true;
+  case 2:
+    if (!pb_varint(b, &n) || n > (uint64_t)(b->end - b->p)) return false;
+    sub->p = b->p;
+    sub->end = b->p + n;
+    b->p += n;
+    return true;
+  default: return false;
+  }
+}
+
+/* The string field `want` of a message, malloc'd, or NULL. */
+static char *pb_string(pb m, uint32_t want) {
+  uint32_t f;
+  pb sub;
+  char *r = NULL;
+  while (m.p < m.end && pb_next(&m, &f, &sub))
+    if (f == want && sub.p) {
+      free(r);
+      r = strndup((const char *)sub.p, (size_t)(sub.end - sub.p));
+    }
+  return r;
+}
+
+/* Names of the graph inputs that are not initializers, in order.  NULL if unreadable. */
+static char **graph_inputs(const char *model, unsigned *count) {
+  size_t len;
+  char *buf = read_file(model, &len);
+  *count = 0;
+  if (!buf) return NULL;
+  pb m = {(const unsigned char *)buf, (const unsigned char *)buf + len}, g = {0}, sub;
+  uint32_t f;
+  while (m.p < m.end && pb_next(&m, &f, &sub))
+    if (f == 7 && sub.p) g = sub;
+  char **ins = NULL, **inits = NULL;
+  unsigned nin = 0, ninit = 0;
+  if (g.p) {
+    size_t cap = (size_t)(g.end - g.p) + 1;
+    ins = calloc(cap, sizeof *ins);
+    inits = calloc(cap, sizeof *inits);
+    pb it = g;
+    while (ins && inits && it.p < it.end && pb_next(&it, &f, &sub)) {
+      if (f == 11 && sub.p) {
+        char *n = pb_string(sub, 1);
+        if (n) ins[nin++] = n;
+      } else if (f == 5 && sub.p) {
+        char *n = pb_string(sub, 8);
+        if (n) inits[ninit++] = n;
+      }
+    }
+  }
+  unsigned k = 0;
+  for (unsigned i = 0; ins && i < nin; i++) {
+    bool is_init = false;
+    for (unsigned j = 0; j < ninit && !is_init; j++) is_init = !strcmp(ins[i], inits[j]);
+    if (is_init) free(ins[i]);
+    else ins[k++] = ins[i];
+  }
+  free_names(inits, ninit);
+  free(buf);
+  *count = k;
+  return ins;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One test (in the child). */
+
+typedef struct capture {
+  kr_ostream os;
+  bool verbose;
+} capture;
+
+static void capture_handler(const kr_diagnostic *d, void *user) {
+  capture *c = user;
+  kr_diag_print(&c->os, d);
+  if (c->verbose) kr_diag_print_handler(d, stderr);
+}
+
+/* The first line of the captured diagnostics, without the `<unknown>:0: ` prefix and with the
+ * test's folder dropped from paths (`model.onnx:0:0: error: ...`). */
+static void first_line(capture *c, const char *dir, char *out, size_t cap) {
+  const char *s = c->os.len ? kr_ostream_str(&c->os) : "";
+  if (!strncmp(s, "<unknown>:0: ", 13)) s += 13;
+  size_t n = strcspn(s, "\n"), dl = strlen(dir), k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap;) {
+    if (i + dl < n && !strncmp(s + i, dir, dl) && s[i + dl] == '/') {
+      i += dl + 1;
+      continue;
+    }
+    out[k++] = s[i++];
+  }
+  out[k] = 0;
+  if (!k) snprintf(out, cap, "failed without a diagnostic");
+}
+
+static char *type_str(kr_type t) {
+  kr_ostream os;
+  kr_ostream_init_mem(&os);
+  if (t) kr_type_print(&os, t);
+  else kr_ostream_puts(&os, "?");
+  char *s = strdup(kr_ostream_str(&os));
+  kr_ostream_close(&os);
+  return s;
+}
+
+static bool same_type(kr_type a, kr_type b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != KR_TYPE_TENSOR || b->kind != KR_TYPE_TENSOR) return false;
+  if (a->u.shaped.elem != b->u.shaped.elem || a->u.shaped.rank != b->u.shaped.rank) return false;
+  for (unsigned i = 0; i < a->u.shaped.rank; i++)
+    if (a->u.shaped.dims[i] != b->u.shaped.dims[i]) return false;
+  return true;
+}
+
+/* Compares result y with reference r; fills `why` on a mismatch. */
+static bool compare(const options *o, unsigned k, const kr_tensor *y, const kr_tensor *r, char *why, size_t cap) {
+  if (!same_type(y->type, r->type)) {
+    char *a = type_str(y->type), *b = type_str(r->type);
+    snprintf(why, cap, "output #%u has type %s, expected %s", k, a, b);
+    free(a);
+    free(b);
+    return false;
+  }
+  kr_type e = kr_tensor_elem(y);
+  int64_t bad = -1, nbad = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < y->numel; i++) {
+    bool ok;
+    if (kr_type_is_float(e)) {
+      double a = kr_tensor_get_f64(y, i), b = kr_tensor_get_f64(r, i);
+      if (isnan(a) || isnan(b)) ok = isnan(a) && isnan(b);
+      else if (isinf(a) || isinf(b)) ok = a == b;
+      else {
+        double d = fabs(a - b);
+        ok = d <= o->atol + o->rtol * fabs(b);
+        if (d > worst) worst = d;
+      }
+    } else {
+      ok = kr_tensor_get_u64(y, i) == kr_tensor_get_u64(r, i);
+    }
+    if (!ok) {
+      if (bad < 0) bad = i;
+      nbad++;
+    }
+  }
+  if (bad < 0) return true;
+  if (kr_type_is_float(e))
+    snprintf(why, cap, "output #%u: %lld of %lld elements differ; first at %lld: got %.9g, expected %.9g (max abs err %.3g)",
+             k, (long long)nbad, (long long)y->numel, (long long)bad, kr_tensor_get_f64(y, bad),
+             kr_tensor_get_f64(r, bad), worst);
+  else
+    snprintf(why, cap, "output #%u: %lld of %lld elements differ; first at %lld: got %lld, expected %lld", k,
+             (long long)nbad, (long long)y->numel, (long long)bad, (long long)kr_tensor_get_i64(y, bad),
+             (long long)kr_tensor_get_i64(r, bad));
+  return false;
+}
+
+/* ONNX's test data stores bfloat16 tensors as UINT16 bit patterns (NumPy has no bfloat16:
+ * onnx/backend/test/case/node/cast.py writes them with dtype uint16).  A ui16 tensor standing
+ * for a bf16 one of the same shape is retyped in place: the bits are the same. */
+static void adopt_bf16(kr_tensor *t, kr_type want) {
+  if (!want || want->kind != KR_TYPE_TENSOR || !t->type) return;
+  kr_type we = want->u.shaped.elem, ge = kr_tensor_elem(t);
+  if (we->kind != KR_TYPE_FLOAT || we->u.fkind != KR_BF16 || !kr_type_is_unsigned_int(ge) || ge->u.integer.width != 16)
+    return;
+  if (kr_type_num_elements(want) != t->numel || want->u.shaped.rank != kr_tensor_rank(t)) return;
+  for (unsigned i = 0; i < want->u.shaped.rank; i++)
+    if (want->u.shaped.dims[i] != kr_tensor_dims(t)[i]) return;
+  t->type = want;
+}
+
+static const char *arg_onnx_name(kr_op *func, unsigned i) {
+  kr_attr arr = kr_op_get_attr(func, "arg_attrs");
+  if (!arr || arr->kind != KR_ATTR_ARRAY || i >= arr->u.array.num) return NULL;
+  kr_attr d = arr->u.array.elems[i];
+  kr_attr n = d && d->kind == KR_ATTR_DICT ? kr_dict_get_cstr(d, "onnx.name") : NULL;
+  return n && n->kind == KR_ATTR_STRING ? n->u.string.str : NULL;
+}
+
+/* Runs test `name`; returns whether it passed, the reason in `why`. */
+static bool run_test(const options *o, const char *name, char *why, size_t cap) {
+  char dir[4096], path[4200];
+  snprintf(dir, sizeof dir, "%s/%s", o->data, name);
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    snprintf(why, cap, "no test data: %s is missing", path);
+    return false;
+  }
+  unsigned ngraph = 0;
+  char **ginputs = graph_inputs(path, &ngraph);
+  if (!ginputs) {
+    snprintf(why, cap, "cannot read the graph inputs of %s", path);
+    return false;
+  }
+
+  kr_context *ctx = kr_context_create();
+  capture cap_ = {.verbose = o->verbose};
+  kr_ostream_init_mem(&cap_.os);
+  kr_context_set_diag_handler(ctx, capture_handler, &cap_);
+  bool pass = false;
+  char **shape_names = NULL;
+  unsigned nshape = 0;
+  kr_tensor *bound = NULL, *args = NULL, *outs = NULL;
+  kr_onnx_binding *bindings = NULL;
+  unsigned nargs = 0, nouts = 0, nbound = 0;
+  why[0] = 0;
+
+  if (KR_FAILED(kr_register_core_dialects(ctx))) goto diag;
+  if (KR_FAILED(kr_onnx_shape_inputs(ctx, path, &shape_names, &nshape))) goto diag;
+  bound = calloc(nshape + 1, sizeof *bound);
+  bindings = calloc(nshape + 1, sizeof *bindings);
+  for (unsigned i = 0; i < nshape; i++) {
+    unsigned k = 0;
+    while (k < ngraph && strcmp(ginputs[k], shape_names[i])) k++;
+    if (k == ngraph) {
+      snprintf(why, cap, "shape input '%s' is not a graph input of model.onnx", shape_names[i]);
+      goto done;
+    }
+    snprintf(path, sizeof path, "%s/test_data_set_0/input_%u.pb", dir, k);
+    if (KR_FAILED(kr_onnx_read_tensor_file(ctx, path, &bound[nbound]))) goto diag;
+    bindings[nbound].name = shape_names[i];
+    bindings[nbound].value = &bound[nbound];
+    nbound++;
+  }
+  kr_onnx_import_options opts = {.bindings = bindings, .num_bindings = nbound};
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  kr_op *module = kr_onnx_import_file(ctx, path, &opts);
+  if (!module) goto diag;
+  kr_op *func = kr_symbol_lookup_in(module, kr_ident_cstr(ctx, "main"));
+  if (!func) {
+    snprintf(why, cap, "the imported module has no @main");
+    goto done;
+  }
+  kr_attr fta = kr_op_get_attr(func, "function_type");
+  kr_type fty = fta && fta->kind == KR_ATTR_TYPE ? fta->type : NULL;
+  if (!fty || fty->kind != KR_TYPE_FUNCTION) {
+    snprintf(why, cap, "@main has no function type");
+    goto done;
+  }
+  nargs = fty->u.func.num_inputs;
+  nouts = fty->u.func.num_results;
+  args = calloc(nargs + 1, sizeof *args);
+  outs = calloc(nouts + 1, sizeof *outs);
+  /* Unbound graph inputs in graph order, matched by name when the importer kept it. */
+  unsigned next_free = 0;
+  for (unsigned i = 0; i < nargs; i++) {
+    const char *n = arg_onnx_name(func, i);
+    unsigned k = 0;
+    if (n) {
+      while (k < ngraph && strcmp(ginputs[k], n)) k++;
+    } else {
+      for (k = next_free; k < ngraph; k++) {
+        bool is_bound = false;
+        for (unsigned j = 0; j < nshape && !is_bound; j++) is_bound = !strcmp(shape_names[j], ginputs[k]);
+        if (!is_bound) break;
+      }
+    }
+    if (k >= ngraph) {
+      snprintf(why, cap, "argument #%u of @main (%s) matches no graph input", i, n ? n : "unnamed");
+      goto done;
+    }
+    next_free = k + 1;
+    snprintf(path, sizeof path, "%s/test_data_set_0/input_%u.pb", dir, k);
+    if (KR_FAILED(kr_onnx_read_tensor_file(ctx, path, &args[i]))) goto diag;
+    adopt_bf16(&args[i], fty->u.func.inputs[i]);
+  }
+  if (KR_FAILED(kr_interp_run(func, args, nargs, outs, nouts))) goto diag;
+  for (unsigned k = 0;; k++) {
+    snprintf(path, sizeof path, "%s/test_data_set_0/output_%u.pb", dir, k);
+    if (stat(path, &sb) != 0) {
+      if (k != nouts) {
+        snprintf(why, cap, "@main has %u results but the test has %u outputs", nouts, k);
+        goto done;
+      }
+      break;
+    }
+    if (k >= nouts) {
+      snprintf(why, cap, "@main has %u results but the test has more outputs", nouts);
+      goto done;
+    }
+    kr_tensor ref;
+    if (KR_FAILED(kr_onnx_read_tensor_file(ctx, path, &ref))) goto diag;
+    adopt_bf16(&ref, outs[k].type);
+    bool ok = compare(o, k, &outs[k], &ref, why, cap);
+    kr_tensor_free(&ref);
+    if (!ok) goto done;
+  }
+  pass = true;
+  goto done;
+diag:
+  first_line(&cap_, dir, why, cap);
+done:
+  for (unsigned i = 0; i < nbound; i++) kr_tensor_free(&bound[i]);
+  for (unsigned i = 0; args && i < nargs; i++) kr_tensor_free(&args[i]);
+  for (unsigned i = 0; outs && i < nouts; i++) kr_tensor_free(&outs[i]);
+  free(bound);
+  free(bindings);
+  free(args);
+  free(outs);
+  free_names(shape_names, nshape);
+  free_names(ginputs, ngraph);
+  kr_context_destroy(ctx);
+  kr_ostream_close(&cap_.os);
+  return pass;
+}
+
+/* Runs the test in a child process; a crash or a time-out is a failure with that reason. */
+static bool run_isolated(const options *o, const char *name, char *why, size_t cap) {
+  if (o->no_fork) return run_test(o, name, why, cap);
+  int fds[2];
+  if (pipe(fds) != 0) return run_test(o, name, why, cap);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return run_test(o, name, why, cap);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(o->timeout_s);
+    bool pass = run_test(o, name, why, cap);
+    char msg[2048];
+    int n = snprintf(msg, sizeof msg, "%c%s", pass ? 'P' : 'F', why);
+    if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
+    ssize_t w = write(fds[1], msg, (size_t)n);
+    (void)w;
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  char msg[2048];
+  size_t n = 0;
+  for (;;) {
+    ssize_t r = read(fds[0], msg + n, sizeof msg - 1 - n);
+    if (r > 0) n += (size_t)r;
+    else if (r < 0 && errno == EINTR) continue;
+    else break;
+    if (n == sizeof msg - 1) break;
+  }
+  close(fds[0]);
+  msg[n] = 0;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    if (sig == SIGALRM) snprintf(why, cap, "timed out after %u s", o->timeout_s);
+    else snprintf(why, cap, "crashed with signal %d (%s)", sig, strsignal(sig));
+    return false;
+  }
+  if (!n) {
+    snprintf(why, cap, "the test process exited with status %d without a result", WEXITSTATUS(status));
+    return false;
+  }
+  snprintf(why, cap, "%s", msg + 1);
+  return msg[0] == 'P';
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: onnx-conformance [options]\n"
+          "  --list FILE             test names, one per line (default %s)\n"
+          "  --data DIR              the ONNX node test folders (default %s)\n"
+          "  --known-failures FILE   expected failures, `test_name  # reason` lines (default %s)\n"
+          "  --only SUBSTRING        run only the tests whose name contains SUBSTRING\n"
+          "  --rtol R --atol A       float tolerances (default 1e-3 and 1e-7, ONNX's backend tests)\n"
+          "  --timeout S             seconds per test before it counts as hung (default 120)\n"
+          "  --no-fork               run tests in this process (for a debugger)\n"
+          "  -v                      print every test's full diagnostics to stderr\n"
+          "Exit status: 0 when the failures are exactly the known ones (of the tests run), 1 otherwise,\n"
+          "77 when the list or the test data is absent.\n",
+          KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES);
+}
+
+int main(int argc, char **argv) {
+  options o = {KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, NULL, false, false,
+               1e-3, 1e-7, 120};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define VALUE(flag) (!strcmp(a, flag) && (v ? (i++, true) : (fprintf(stderr, "%s needs a value\n", flag), exit(2), false)))
+    if (VALUE("--list")) o.list = v;
+    else if (VALUE("--data")) o.data = v;
+    else if (VALUE("--known-failures")) o.known = v;
+    else if (VALUE("--only")) o.only = v;
+    else if (VALUE("--rtol")) o.rtol = strtod(v, NULL);
+    else if (VALUE("--atol")) o.atol = strtod(v, NULL);
+    else if (VALUE("--timeout")) o.timeout_s = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--no-fork")) o.no_fork = true;
+    else if (!strcmp(a, "-v")) o.verbose = true;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "onnx-conformance: unknown argument '%s'\n", a);
+      usage(stderr);
+      return 2;
+    }
+#undef VALUE
+  }
+  struct stat sb;
+  unsigned ntests = 0;
+  char **tests = read_names(o.list, &ntests);
+  if (!tests) {
+    printf("SKIP: the test list %s is absent\n", o.list);
+    return SKIP;
+  }
+  if (stat(o.data, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    printf("SKIP: the ONNX node test data %s is absent (Debian package libonnx-testdata)\n", o.data);
+    free_names(tests, ntests);
+    return SKIP;
+  }
+  unsigned nknown = 0;
+  char **known = read_names(o.known, &nknown);
+  if (!known) fprintf(stderr, "onnx-conformance: note: no known-failures list at %s\n", o.known);
+
+  unsigned passed = 0, failed = 0;
+  char *unexpected_fail = calloc(ntests + 1, 1), *unexpected_pass = calloc(ntests + 1, 1);
+  for (unsigned t = 0; t < ntests; t++) {
+    if (o.only && !strstr(tests[t], o.only)) continue;
+    char why[2048];
+    bool pass = run_isolated(&o, tests[t], why, sizeof why);
+    bool listed = false;
+    for (unsigned k = 0; k < nknown && !listed; k++) listed = !strcmp(known[k], tests[t]);
+    if (pass) {
+      passed++;
+      printf("PASS %s\n", tests[t]);
+      if (listed) unexpected_pass[t] = 1;
+    } else {
+      failed++;
+      printf("FAIL %s: %s\n", tests[t], why);
+      if (!listed) unexpected_fail[t] = 1;
+    }
+    fflush(stdout);
+  }
+  printf("%u passed, %u failed\n", passed, failed);
+  int rc = 0;
+  for (unsigned t = 0; t < ntests; t++) {
+    if (unexpected_fail[t]) {
+      printf("UNEXPECTED FAIL %s (not in %s)\n", tests[t], o.known);
+      rc = 1;
+    }
+    if (unexpected_pass[t]) {
+      printf("UNEXPECTED PASS %s (listed in %s: remove it)\n", tests[t], o.known);
+      rc = 1;
+    }
+  }
+  free(unexpected_fail);
+  free(unexpected_pass);
+  free_names(tests, ntests);
+  free_names(known, nknown);
+  return rc;
+}

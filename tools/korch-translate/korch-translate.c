@@ -1,0 +1,289 @@
+/* tools/korch-translate/korch-translate.c - translations into and out of .kir (mlir-translate's
+ * counterpart).
+ *
+ *   korch-translate --import-onnx model.onnx -o model.kir [--input-shape NAME=DIMS]...
+ *                   [--bind-input NAME=FILE]... [--resource-threshold BYTES] [--print-op-generic]
+ *   korch-translate --list-shape-inputs model.onnx
+ *
+ * One mode flag selects the translation; each mode is a function of the parsed options (add a
+ * row to `modes` for a new one).  The output is written atomically: on any error nothing is
+ * written and an existing file is left as it was.  Exit status 0 on success, 1 on an error,
+ * 2 on a bad command line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "korch/korch.h"
+#include "korch/onnx.h"
+#include "korch/op.h"
+#include "support/file_io.h"
+#include "support/npy.h"
+
+static const char *const TOOL = "korch-translate";
+
+typedef struct options {
+  const char *mode;             /* "import-onnx", ... */
+  const char *input;            /* positional input file */
+  const char *output;           /* -o; NULL: stdout */
+  kr_vec shapes;                /* kr_onnx_input_shape (dims malloc'd) */
+  kr_vec bind_specs;            /* char *: "NAME=FILE" as given */
+  size_t resource_threshold;    /* 0: the importer's default */
+  bool print_op_generic;
+} options;
+
+typedef int (*mode_fn)(const options *o);
+
+static int import_onnx(const options *o);
+static int list_shape_inputs(const options *o);
+
+static const struct mode {
+  const char *flag;   /* without the leading dashes */
+  mode_fn run;
+  const char *help;
+} modes[] = {
+    {"import-onnx", import_onnx, "import an ONNX model (.onnx) as op-level .kir with static shapes"},
+    {"list-shape-inputs", list_shape_inputs,
+     "print the graph inputs of an ONNX model whose values decide shapes (bind them with --bind-input), one per line"},
+};
+#define NUM_MODES (sizeof modes / sizeof modes[0])
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "OVERVIEW: korch translation driver\n\n"
+          "USAGE: %s <mode> [options] <input file> [-o <output file>]\n\n"
+          "Translation modes (exactly one):\n",
+          TOOL);
+  for (size_t i = 0; i < NUM_MODES; i++) fprintf(f, "  --%-22s %s\n", modes[i].flag, modes[i].help);
+  fprintf(f,
+          "\nOptions:\n"
+          "  -o <file>                 output file ('-' or absent: standard output); written atomically, and\n"
+          "                            not at all when the translation fails\n"
+          "  --print-op-generic        print every op in the generic form\n"
+          "  -h, --help                show this help\n"
+          "\n--import-onnx options:\n"
+          "  --input-shape NAME=DIMS   fix the shape of graph input NAME, e.g. x=1x3x224x224 ('scalar' for\n"
+          "                            rank 0); needed for inputs with symbolic (dim_param) or unknown dims;\n"
+          "                            the rank and the static dims must match the model's (repeatable)\n"
+          "  --bind-input NAME=FILE    freeze graph input NAME to the tensor in FILE (.npy, or .pb: an ONNX\n"
+          "                            TensorProto); it becomes a constant, e.g. an input that decides a shape\n"
+          "                            (repeatable)\n"
+          "  --resource-threshold N    initializers and constants larger than N bytes become dense_resource\n"
+          "                            blobs (default 1024)\n"
+          "\nThe model's default-domain opset may be 1..17 (older opsets are upgraded to the opset-17 form of\n"
+          "the op dialect); external data files are read relative to the model's folder.  Diagnostics go\n"
+          "to standard error; the exit status is 0 on success, 1 on an error, 2 on a bad command line.\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "%s: ", TOOL);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry: '%s --help'\n", TOOL);
+  return 2;
+}
+
+/* "1x3x224x224" / "scalar" */
+static bool parse_dims(const char *s, kr_onnx_input_shape *out) {
+  int64_t *dims = calloc(KR_OP_MAX_RANK, sizeof *dims);
+  unsigned rank = 0;
+  if (!strcmp(s, "scalar")) {
+    out->dims = dims;
+    out->rank = 0;
+    return true;
+  }
+  while (*s) {
+    if (rank == KR_OP_MAX_RANK || *s < '0' || *s > '9') goto fail;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || v < 0) goto fail;
+    dims[rank++] = v;
+    s = end;
+    if (*s == 'x') {
+      s++;
+      if (!*s) goto fail;
+    } else if (*s) {
+      goto fail;
+    }
+  }
+  if (!rank) goto fail;
+  out->dims = dims;
+  out->rank = rank;
+  return true;
+fail:
+  free(dims);
+  return false;
+}
+
+/* Option values: `--flag value` or `--flag=value`. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
+  const char *a = argv[*i];
+  size_t n = strlen(flag);
+  if (strncmp(a, flag, n)) return NULL;
+  if (a[n] == '=') return a + n + 1;
+  if (a[n]) return NULL;
+  if (*i + 1 >= argc) return "";
+  return argv[++*i];
+}
+
+static void free_options(options *o) {
+  kr_onnx_input_shape *s = KR_VEC_DATA(&o->shapes, kr_onnx_input_shape);
+  for (size_t i = 0; i < o->shapes.len; i++) free((void *)s[i].dims), free((void *)s[i].name);
+  kr_vec_free(&o->shapes);
+  kr_vec_free(&o->bind_specs);
+}
+
+static int parse_args(int argc, char **argv, options *o, bool *help) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
+      *help = true;
+      return 0;
+    }
+    bool is_mode = false;
+    for (size_t m = 0; m < NUM_MODES; m++) {
+      if (a[0] == '-' && a[1] == '-' && !strcmp(a + 2, modes[m].flag)) {
+        if (o->mode && strcmp(o->mode, modes[m].flag))
+          return bad_usage("only one translation mode may be given ('%s')", a);
+        o->mode = modes[m].flag;
+        is_mode = true;
+      }
+    }
+    if (is_mode) continue;
+    if (!strcmp(a, "-o")) {
+      if (i + 1 >= argc) return bad_usage("'%s' needs a file name", a);
+      o->output = argv[++i];
+    } else if (!strncmp(a, "-o", 2) && a[2] && a[2] != '-') {
+      o->output = a + 2;
+    } else if ((v = flag_value(argc, argv, &i, "--input-shape"))) {
+      const char *eq = strrchr(v, '=');
+      kr_onnx_input_shape s = {0};
+      if (!eq || eq == v || !parse_dims(eq + 1, &s))
+        return bad_usage("--input-shape expects NAME=DIMS such as x=1x3x224x224, got '%s'", v);
+      s.name = strndup(v, (size_t)(eq - v));
+      KR_VEC_PUSH(&o->shapes, kr_onnx_input_shape, s);
+    } else if ((v = flag_value(argc, argv, &i, "--bind-input"))) {
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v || !eq[1]) return bad_usage("--bind-input expects NAME=FILE, got '%s'", v);
+      KR_VEC_PUSH(&o->bind_specs, const char *, v);
+    } else if ((v = flag_value(argc, argv, &i, "--resource-threshold"))) {
+      char *end;
+      errno = 0;
+      long long n = strtoll(v, &end, 10);
+      if (!*v || *end || errno || n < 0) return bad_usage("--resource-threshold expects a byte count, got '%s'", v);
+      o->resource_threshold = n ? (size_t)n : 1;   /* 0 would mean "default": everything non-empty is a resource */
+    } else if (!strcmp(a, "--print-op-generic") || !strcmp(a, "-print-op-generic")) {
+      o->print_op_generic = true;
+    } else if (a[0] == '-' && a[1]) {
+      return bad_usage("unknown command line argument '%s'", a);
+    } else {
+      if (o->input) return bad_usage("more than one input file ('%s')", a);
+      o->input = a;
+    }
+  }
+  return 0;
+}
+
+/* Reads --bind-input FILE: .npy, or an ONNX TensorProto .pb. */
+static kr_status read_binding(kr_context *ctx, const char *file, kr_tensor *t) {
+  size_t n = strlen(file);
+  if (n > 3 && !strcmp(file + n - 3, ".pb")) return kr_onnx_read_tensor_file(ctx, file, t);
+  return kr_npy_read(ctx, file, t);
+}
+
+static bool write_module(const options *o, kr_op *module) {
+  kr_tool_output out;
+  if (!kr_tool_output_open(&out, TOOL, o->output)) return false;
+  kr_ostream os;
+  kr_ostream_init_file(&os, out.file);
+  kr_print_flags flags = {.generic = o->print_op_generic, .debuginfo = false, .hex_threshold = 0};
+  kr_op_print(module, &os, &flags);
+  bool ok = kr_ostream_close(&os);
+  if (!ok) {
+    fprintf(stderr, "%s: cannot write '%s'\n", TOOL, o->output ? o->output : "-");
+    kr_tool_output_abort(&out);
+    return false;
+  }
+  return kr_tool_output_commit(&out, TOOL);
+}
+
+static int import_onnx(const options *o) {
+  kr_context *ctx = kr_context_create();
+  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
+  int rc = 1;
+  unsigned nb = (unsigned)o->bind_specs.len;
+  kr_onnx_binding *binds = calloc(nb + 1, sizeof *binds);
+  kr_tensor *values = calloc(nb + 1, sizeof *values);
+  char **names = calloc(nb + 1, sizeof *names);
+  bool ok = !kr_register_core_dialects(ctx);
+  for (unsigned i = 0; ok && i < nb; i++) {
+    const char *spec = KR_VEC_AT(&o->bind_specs, const char *, i);
+    const char *eq = strchr(spec, '=');
+    names[i] = strndup(spec, (size_t)(eq - spec));
+    if (read_binding(ctx, eq + 1, &values[i])) ok = false;
+    binds[i] = (kr_onnx_binding){names[i], &values[i]};
+  }
+  if (ok) {
+    kr_onnx_import_options io = {
+        .shapes = KR_VEC_DATA(&o->shapes, kr_onnx_input_shape),
+        .num_shapes = (unsigned)o->shapes.len,
+        .bindings = binds,
+        .num_bindings = nb,
+        .resource_threshold = o->resource_threshold,
+    };
+    kr_op *module = kr_onnx_import_file(ctx, o->input, &io);
+    if (module && write_module(o, module)) rc = 0;
+  }
+  for (unsigned i = 0; i < nb; i++) {
+    kr_tensor_free(&values[i]);
+    free(names[i]);
+  }
+  free(binds);
+  free(values);
+  free(names);
+  kr_context_destroy(ctx);
+  return rc;
+}
+
+static int list_shape_inputs(const options *o) {
+  kr_context *ctx = kr_context_create();
+  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
+  int rc = 1;
+  char **names = NULL;
+  unsigned n = 0;
+  if (!kr_register_core_dialects(ctx) && !kr_onnx_shape_inputs(ctx, o->input, &names, &n)) {
+    kr_tool_output out;
+    if (kr_tool_output_open(&out, TOOL, o->output)) {
+      for (unsigned i = 0; i < n; i++) fprintf(out.file, "%s\n", names[i]);
+      if (kr_tool_output_commit(&out, TOOL)) rc = 0;
+    }
+  }
+  for (unsigned i = 0; i < n; i++) free(names[i]);
+  free(names);
+  kr_context_destroy(ctx);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  memset(&o, 0, sizeof o);
+  bool help = false;
+  int rc = parse_args(argc, argv, &o, &help);
+  if (rc || help) {
+    if (help) usage(stdout);
+    free_options(&o);
+    return rc;
+  }
+  if (!o.mode) {
+    free_options(&o);
+    return bad_usage("no translation mode given (%s)", "--import-onnx");
+  }
+  if (!o.input) {
+    free_options(&o);
+    return bad_usage("no input file given (%s)", "korch-translate --import-onnx model.onnx -o model.kir");
+  }
+  for (size_t m = 0; m < NUM_MODES; m++)
+    if (!strcmp(o.mode, modes[m].flag)) rc = modes[m].run(&o);
+  free_options(&o);
+  return rc;
+}
