@@ -320,10 +320,13 @@ static void print_one(kr_ostream *os, const kr_diagnostic *d) {
   if (file) {
     kr_ident fn = file->u.loc.name;
     kr_ostream_write(os, fn, kr_ident_len(fn));
-    kr_ostream_putc(os, ':');
-    kr_ostream_print_i64(os, file->u.loc.line);
-    kr_ostream_putc(os, ':');
-    kr_ostream_print_i64(os, file->u.loc.col);
+    /* Line 0 means "the file as a whole" (a binary input such as an .onnx model): no position. */
+    if (file->u.loc.line) {
+      kr_ostream_putc(os, ':');
+      kr_ostream_print_i64(os, file->u.loc.line);
+      kr_ostream_putc(os, ':');
+      kr_ostream_print_i64(os, file->u.loc.col);
+    }
     kr_ostream_printf(os, ": %s: %s\n", severity_word(d->severity), d->message);
     const kr_source *src = find_source(d->ctx, fn);
     if (src) print_source_line(os, src, file->u.loc.line, file->u.loc.col);

@@ -19,7 +19,7 @@ _SOFTMAX = "output: input's shape and type; normalised along the single axis `ax
 _POOL_SPATIAL = (
     "Y: [N, C, o_1, ...] with, per spatial axis i (kernel k, stride s, dilation d, pads b/e): "
     "`auto_pad` NOTSET: o = floor((x + b + e - ((k-1)*d + 1)) / s) + 1 (ceil instead of floor "
-    "with `ceil_mode` = 1, a last window starting in the end padding dropped); VALID: "
+    "with `ceil_mode` = 1); VALID: "
     "o = ceil((x - ((k-1)*d + 1) + 1) / s); SAME_UPPER / SAME_LOWER: o = ceil(x / s), the extra "
     "padding at the end / start.")
 
@@ -154,15 +154,15 @@ UPGRADE = {
     'Mish': "Mish is ONNX opset 18; the op level accepts it as defined there",
     'Clip': "before 11 the `min` / `max` attributes (defaults -/+ FLT_MAX) become scalar constant "
             "operands of input's element type; " + _CONSUMED,
-    'Cast': "Cast-1's `to` is a type name string (\"FLOAT\", ...), later ones a TensorProto code: "
-            "both become an element type",
+    'Cast': "`to` (a TensorProto code from Cast-6 on) becomes an element type; Cast-1's type name "
+            "string (\"FLOAT\", ...) is not read",
     'Dropout': "before 12 the `ratio` attribute becomes the `ratio` operand and `is_test` (1, 6) is "
                "dropped (the op level is inference); the mask of opsets < 10 has data's type in "
                "ONNX and i1 here; " + _CONSUMED,
     'Add': _LEGACY_BCAST, 'Sub': _LEGACY_BCAST, 'Mul': _LEGACY_BCAST, 'Div': _LEGACY_BCAST,
     'Pow': "before 7, `broadcast` / `axis` as for Add",
-    'PRelu': "before 7 the slope ([C] or one element) applies per channel (axis 1): it is reshaped "
-             "to [C, 1, ..., 1]; " + _CONSUMED,
+    'PRelu': "opsets 1 and 6 are read with opset 7's rule (slope broadcasts unidirectionally to "
+             "X), which covers one-element slopes; " + _CONSUMED,
     'Max': "before 8 the inputs must have equal shapes; " + _CONSUMED,
     'Min': "before 8 the inputs must have equal shapes; " + _CONSUMED,
     'Sum': "before 8 the inputs must have equal shapes; " + _CONSUMED,
@@ -205,4 +205,16 @@ UPGRADE = {
               "tensors, read as absent",
     'Shape': "`start` / `end` (15) default to the whole shape",
     'OneHot': "OneHot-9 has no negative indices (the opset-11 rule is a superset)",
+}
+
+# Attributes without an ONNX default value: what their absence means (others: the shape rule).
+_ALL_AXES = "every axis"
+ABSENT = {
+    'Shape.end': "the rank",
+    'Dropout.seed': "random (irrelevant at the op level, which is inference)",
+    'ConstantOfShape.value': "`dense<0.0> : tensor<1xf32>`",
+    'Transpose.perm': "the reversed axes",
+    'ReduceMean.axes': _ALL_AXES, 'ReduceMax.axes': _ALL_AXES, 'ReduceMin.axes': _ALL_AXES,
+    'ReduceProd.axes': _ALL_AXES, 'ReduceSumSquare.axes': _ALL_AXES, 'ReduceL1.axes': _ALL_AXES,
+    'ReduceL2.axes': _ALL_AXES, 'ReduceLogSum.axes': _ALL_AXES, 'ReduceLogSumExp.axes': _ALL_AXES,
 }

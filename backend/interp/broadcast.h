@@ -22,15 +22,15 @@
 #define KR_BCAST_MAX_INPUTS 8
 
 typedef struct kr_bcast {
-  unsigned rank;                                       /* after coalescing, >= 1 */
-  unsigned n;                                          /* inputs */
-  int64_t dims[KR_OP_MAX_RANK];                        /* coalesced output dims */
-  int64_t strides[KR_BCAST_MAX_INPUTS][KR_OP_MAX_RANK];   /* 0 along broadcast dims */
-  int64_t inner;                                       /* dims[rank-1]: elements per row */
-  int64_t inner_stride[KR_BCAST_MAX_INPUTS];           /* strides[k][rank-1] (0 or 1 in practice) */
-  int64_t rows;                                        /* output elements / inner (0 if empty) */
-  int64_t idx[KR_OP_MAX_RANK];                         /* current row's index (dims 0..rank-2) */
-  int64_t off[KR_BCAST_MAX_INPUTS];                    /* offset of the current row's first element */
+  unsigned rank;                                        /* after coalescing, >= 1 */
+  unsigned n;                                           /* inputs */
+  int64_t dims[KR_OP_MAX_RANK];                         /* coalesced output dims */
+  int64_t strides[KR_BCAST_MAX_INPUTS][KR_OP_MAX_RANK]; /* 0 along broadcast dims */
+  int64_t inner;                                        /* dims[rank-1]: elements per row */
+  int64_t inner_stride[KR_BCAST_MAX_INPUTS];            /* strides[k][rank-1] (0 or 1 in practice) */
+  int64_t rows;                                         /* output elements / inner (0 if empty) */
+  int64_t idx[KR_OP_MAX_RANK];                          /* current row's index (dims 0..rank-2) */
+  int64_t off[KR_BCAST_MAX_INPUTS];                     /* offset of the current row's first element */
 } kr_bcast;
 
 /* Prepares iteration over an output of `out_rank` dims `out_dims` (rank <= KR_OP_MAX_RANK) fed

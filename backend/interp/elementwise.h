@@ -10,15 +10,14 @@
 typedef enum kr_elem_kind {
   KR_EK_F32,
   KR_EK_F64,
-  KR_EK_HALF,   /* f16, bf16 */
-  KR_EK_SINT,   /* i8..i64 (and any other signed or signless integer but i1) */
-  KR_EK_UINT,   /* ui8..ui64 */
-  KR_EK_BOOL,   /* i1 */
+  KR_EK_HALF, /* f16, bf16 */
+  KR_EK_SINT, /* i8..i64 (and any other signed or signless integer but i1) */
+  KR_EK_UINT, /* ui8..ui64 */
+  KR_EK_BOOL, /* i1 */
 } kr_elem_kind;
 
 static inline kr_elem_kind kr_elem_kind_of(kr_type e) {
-  if (e->kind == KR_TYPE_FLOAT)
-    return e->u.fkind == KR_F32 ? KR_EK_F32 : e->u.fkind == KR_F64 ? KR_EK_F64 : KR_EK_HALF;
+  if (e->kind == KR_TYPE_FLOAT) return e->u.fkind == KR_F32 ? KR_EK_F32 : e->u.fkind == KR_F64 ? KR_EK_F64 : KR_EK_HALF;
   if (e->kind == KR_TYPE_INTEGER && e->u.integer.width == 1) return KR_EK_BOOL;
   return kr_type_is_unsigned_int(e) ? KR_EK_UINT : KR_EK_SINT;
 }

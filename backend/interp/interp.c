@@ -22,13 +22,13 @@
 
 typedef struct slot {
   kr_tensor t;
-  bool is_none;       /* the value of op.none: an absent optional operand */
-  bool defined;       /* set once its defining op ran */
-  uint32_t uses;      /* uses left */
+  bool is_none;  /* the value of op.none: an absent optional operand */
+  bool defined;  /* set once its defining op ran */
+  uint32_t uses; /* uses left */
 } slot;
 
 typedef struct frame {
-  kr_hmap index;      /* kr_value -> slot number + 1 */
+  kr_hmap index; /* kr_value -> slot number + 1 */
   slot *slots;
   size_t num_slots;
 } frame;
@@ -82,8 +82,9 @@ static kr_status type_error(kr_op *func, unsigned i, const char *what, kr_type e
   onnx_name_suffix(func, "arg_attrs", i, name, sizeof name);
   kr_ident fname = kr_op_symbol_name(func);
   char *e = kr_type_to_cstr(expected), *g = kr_type_to_cstr(got);
-  kr_status st = kr_emit_error(kr_op_context(func), func->loc, "argument #%u%s of @%s: %s mismatch: expected %s, got %s",
-                               i, name, fname ? fname : "?", what, e ? e : "?", g ? g : "?");
+  kr_status st =
+      kr_emit_error(kr_op_context(func), func->loc, "argument #%u%s of @%s: %s mismatch: expected %s, got %s", i, name,
+                    fname ? fname : "?", what, e ? e : "?", g ? g : "?");
   free(e);
   free(g);
   return st;
@@ -160,7 +161,7 @@ static kr_status exec_call(frame *f, kr_op *op, kr_tensor *results, unsigned dep
       break;
     }
     args[i] = *ins[i];
-    args[i].owned = false;   /* a view: the callee must not free the caller's tensor */
+    args[i].owned = false; /* a view: the callee must not free the caller's tensor */
   }
   if (!st) st = run(fn, args, op->num_operands, results, op->num_results, depth + 1);
   free(args);
@@ -216,8 +217,8 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
     kr_type want = kr_value_type(b->args[i]), got = inputs[i].type;
     if (!want || want->kind != KR_TYPE_TENSOR || !kr_type_has_static_shape(want)) {
       char *w = kr_type_to_cstr(want);
-      kr_status st = kr_op_emit_error(func, "argument #%u has type %s: the interpreter needs static tensor types", i,
-                                      w ? w : "?");
+      kr_status st =
+          kr_op_emit_error(func, "argument #%u has type %s: the interpreter needs static tensor types", i, w ? w : "?");
       free(w);
       return st;
     }
@@ -265,17 +266,21 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
     }
     memset(res, 0, op->num_results * sizeof *res);
     bool none = false;
-    if (strcmp(op->name, KR_OP_NONE) == 0) none = true;
-    else if (kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE)) st = exec_constant(op, &res[0]);
-    else if (strcmp(op->name, "func.call") == 0) st = exec_call(&f, op, res, depth);
-    else st = exec_kernel(&f, op, res);
+    if (strcmp(op->name, KR_OP_NONE) == 0)
+      none = true;
+    else if (kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE))
+      st = exec_constant(op, &res[0]);
+    else if (strcmp(op->name, "func.call") == 0)
+      st = exec_call(&f, op, res, depth);
+    else
+      st = exec_kernel(&f, op, res);
     if (!st) {
       for (unsigned r = 0; r < op->num_results; r++) {
         slot *sl = &f.slots[slot_of(&f, kr_op_result(op, r))];
         sl->t = res[r];
         sl->is_none = none;
         sl->defined = true;
-        if (!sl->uses) kr_tensor_free(&sl->t);   /* dead result */
+        if (!sl->uses) kr_tensor_free(&sl->t); /* dead result */
       }
       release_operands(&f, op);
     }

@@ -18,39 +18,39 @@
 typedef void (*f32_bin_loop)(kr_bcast *b, const float *A, const float *B, float *O);
 
 typedef struct binary_fns {
-  f32_bin_loop f32;                       /* NULL: f32 goes through f */
+  f32_bin_loop f32; /* NULL: f32 goes through f */
   double (*f)(double, double);
-  int64_t (*i)(int64_t, int64_t);         /* signed integers and i1 */
-  uint64_t (*u)(uint64_t, uint64_t);      /* unsigned integers */
+  int64_t (*i)(int64_t, int64_t);    /* signed integers and i1 */
+  uint64_t (*u)(uint64_t, uint64_t); /* unsigned integers */
 } binary_fns;
 
 /* A typed f32 loop over broadcast rows for the expression EXPR of floats x and y; the common
  * shapes (both contiguous, or y one value per row) get loops the compiler vectorises.  O may
  * alias A (the n-ary ops accumulate in place: same index, read before write). */
-#define F32_BINARY(name, EXPR)                                                                  \
-  static void name(kr_bcast *b, const float *A, const float *B, float *O) {                   \
-    int64_t n = b->inner, sa = b->inner_stride[0], sb = b->inner_stride[1];                    \
-    for (int64_t r = 0; r < b->rows; r++, kr_bcast_next_row(b)) {                              \
-      const float *a = A + b->off[0], *c = B + b->off[1];                                      \
-      float *o = O + r * n;                                                                    \
-      if (sa == 1 && sb == 1) {                                                                \
-        for (int64_t j = 0; j < n; j++) {                                                      \
-          float x = a[j], y = c[j];                                                            \
-          o[j] = (EXPR);                                                                       \
-        }                                                                                      \
-      } else if (sa == 1 && sb == 0) {                                                         \
-        float y = c[0];                                                                        \
-        for (int64_t j = 0; j < n; j++) {                                                      \
-          float x = a[j];                                                                      \
-          o[j] = (EXPR);                                                                       \
-        }                                                                                      \
-      } else {                                                                                 \
-        for (int64_t j = 0; j < n; j++) {                                                      \
-          float x = a[j * sa], y = c[j * sb];                                                  \
-          o[j] = (EXPR);                                                                       \
-        }                                                                                      \
-      }                                                                                        \
-    }                                                                                          \
+#define F32_BINARY(name, EXPR)                                                                                         \
+  static void name(kr_bcast *b, const float *A, const float *B, float *O) {                                            \
+    int64_t n = b->inner, sa = b->inner_stride[0], sb = b->inner_stride[1];                                            \
+    for (int64_t r = 0; r < b->rows; r++, kr_bcast_next_row(b)) {                                                      \
+      const float *a = A + b->off[0], *c = B + b->off[1];                                                              \
+      float *o = O + r * n;                                                                                            \
+      if (sa == 1 && sb == 1) {                                                                                        \
+        for (int64_t j = 0; j < n; j++) {                                                                              \
+          float x = a[j], y = c[j];                                                                                    \
+          o[j] = (EXPR);                                                                                               \
+        }                                                                                                              \
+      } else if (sa == 1 && sb == 0) {                                                                                 \
+        float y = c[0];                                                                                                \
+        for (int64_t j = 0; j < n; j++) {                                                                              \
+          float x = a[j];                                                                                              \
+          o[j] = (EXPR);                                                                                               \
+        }                                                                                                              \
+      } else {                                                                                                         \
+        for (int64_t j = 0; j < n; j++) {                                                                              \
+          float x = a[j * sa], y = c[j * sb];                                                                          \
+          o[j] = (EXPR);                                                                                               \
+        }                                                                                                              \
+      }                                                                                                                \
+    }                                                                                                                  \
   }
 
 /* numpy's maximum / minimum: a NaN in either operand gives NaN. */
@@ -101,7 +101,10 @@ static uint64_t u_mul(uint64_t a, uint64_t b) { return a * b; }
 static uint64_t u_div(uint64_t a, uint64_t b) { return b ? a / b : 0; }
 static uint64_t u_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t u_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
-static uint64_t u_prelu(uint64_t x, uint64_t s) { (void)s; return x; }
+static uint64_t u_prelu(uint64_t x, uint64_t s) {
+  (void)s;
+  return x;
+}
 static uint64_t u_mod(uint64_t a, uint64_t b) { return b ? a % b : 0; }
 
 static const binary_fns add_fns = {f32_add, d_add, i_add, u_add};
@@ -147,15 +150,24 @@ static kr_status run_binary(const kr_tensor *A, const kr_tensor *B, kr_tensor *O
 }
 
 static kr_status binary(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, const binary_fns *fn) {
-  if (run_binary(ins[0], ins[1], outs[0], fn)) return kr_op_emit_error(op, "operand shapes do not broadcast to the result");
+  if (run_binary(ins[0], ins[1], outs[0], fn))
+    return kr_op_emit_error(op, "operand shapes do not broadcast to the result");
   return KR_SUCCESS;
 }
 
 /* Add-14, Sub-14, Mul-14, Div-14. */
-kr_status kr_eval_add(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return binary(op, ins, outs, &add_fns); }
-kr_status kr_eval_sub(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return binary(op, ins, outs, &sub_fns); }
-kr_status kr_eval_mul(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return binary(op, ins, outs, &mul_fns); }
-kr_status kr_eval_div(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return binary(op, ins, outs, &div_fns); }
+kr_status kr_eval_add(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return binary(op, ins, outs, &add_fns);
+}
+kr_status kr_eval_sub(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return binary(op, ins, outs, &sub_fns);
+}
+kr_status kr_eval_mul(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return binary(op, ins, outs, &mul_fns);
+}
+kr_status kr_eval_div(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return binary(op, ins, outs, &div_fns);
+}
 
 /* Mod-13: integer division by zero is undefined in ONNX and gives 0 here. */
 kr_status kr_eval_mod(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
@@ -212,7 +224,8 @@ kr_status kr_eval_pow(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) 
         /* An unsigned exponent above INT64_MAX is still positive. */
         int64_t e = yk == KR_EK_UINT && kr_tensor_get_u64(Y, iy) > INT64_MAX ? INT64_MAX : kr_tensor_get_i64(Y, iy);
         int64_t x = kr_tensor_get_i64(X, ix);
-        kr_tensor_set_i64(Z, io, xk == KR_EK_UINT && e >= 0 ? (int64_t)ipow((uint64_t)x, (uint64_t)e) : ipow_signed(x, e));
+        kr_tensor_set_i64(Z, io,
+                          xk == KR_EK_UINT && e >= 0 ? (int64_t)ipow((uint64_t)x, (uint64_t)e) : ipow_signed(x, e));
       }
     }
   }
@@ -231,9 +244,15 @@ static kr_status nary(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, 
   return KR_SUCCESS;
 }
 
-kr_status kr_eval_max(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return nary(op, ins, outs, &max_fns); }
-kr_status kr_eval_min(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return nary(op, ins, outs, &min_fns); }
-kr_status kr_eval_sum(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return nary(op, ins, outs, &add_fns); }
+kr_status kr_eval_max(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return nary(op, ins, outs, &max_fns);
+}
+kr_status kr_eval_min(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return nary(op, ins, outs, &min_fns);
+}
+kr_status kr_eval_sum(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return nary(op, ins, outs, &add_fns);
+}
 
 kr_status kr_eval_mean(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   if (nary(op, ins, outs, &add_fns)) return KR_FAILURE;
@@ -254,15 +273,19 @@ kr_status kr_eval_mean(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs)
 
 typedef enum cmp_kind { CMP_EQ, CMP_LT, CMP_GT, CMP_LE, CMP_GE, LOG_AND, LOG_OR, LOG_XOR } cmp_kind;
 
-#define CMP_APPLY(c, x, y)                                                                      \
-  ((c) == CMP_EQ ? (x) == (y) : (c) == CMP_LT ? (x) < (y) : (c) == CMP_GT ? (x) > (y)          \
-   : (c) == CMP_LE ? (x) <= (y) : (x) >= (y))
+#define CMP_APPLY(c, x, y)                                                                                             \
+  ((c) == CMP_EQ   ? (x) == (y)                                                                                        \
+   : (c) == CMP_LT ? (x) < (y)                                                                                         \
+   : (c) == CMP_GT ? (x) > (y)                                                                                         \
+   : (c) == CMP_LE ? (x) <= (y)                                                                                        \
+                   : (x) >= (y))
 
 static kr_status compare(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, cmp_kind c) {
   const kr_tensor *A = ins[0], *B = ins[1];
   kr_bcast b;
   const kr_tensor *in[2] = {A, B};
-  if (kr_bcast_init_tensors(&b, outs[0], in, 2)) return kr_op_emit_error(op, "operand shapes do not broadcast to the result");
+  if (kr_bcast_init_tensors(&b, outs[0], in, 2))
+    return kr_op_emit_error(op, "operand shapes do not broadcast to the result");
   uint8_t *o = outs[0]->data;
   kr_elem_kind k = kr_elem_kind_of(kr_tensor_elem(A));
   int64_t n = b.inner, sa = b.inner_stride[0], sb = b.inner_stride[1];
@@ -292,18 +315,30 @@ static kr_status compare(kr_op *op, kr_tensor *const *ins, kr_tensor *const *out
   return KR_SUCCESS;
 }
 
-kr_status kr_eval_equal(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return compare(op, ins, outs, CMP_EQ); }
-kr_status kr_eval_less(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return compare(op, ins, outs, CMP_LT); }
-kr_status kr_eval_greater(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return compare(op, ins, outs, CMP_GT); }
+kr_status kr_eval_equal(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return compare(op, ins, outs, CMP_EQ);
+}
+kr_status kr_eval_less(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return compare(op, ins, outs, CMP_LT);
+}
+kr_status kr_eval_greater(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return compare(op, ins, outs, CMP_GT);
+}
 kr_status kr_eval_less_or_equal(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   return compare(op, ins, outs, CMP_LE);
 }
 kr_status kr_eval_greater_or_equal(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   return compare(op, ins, outs, CMP_GE);
 }
-kr_status kr_eval_and(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return compare(op, ins, outs, LOG_AND); }
-kr_status kr_eval_or(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return compare(op, ins, outs, LOG_OR); }
-kr_status kr_eval_xor(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) { return compare(op, ins, outs, LOG_XOR); }
+kr_status kr_eval_and(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return compare(op, ins, outs, LOG_AND);
+}
+kr_status kr_eval_or(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return compare(op, ins, outs, LOG_OR);
+}
+kr_status kr_eval_xor(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return compare(op, ins, outs, LOG_XOR);
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Where-16 and Expand-13: element bytes are copied, so every element type is exact. */
@@ -311,7 +346,8 @@ kr_status kr_eval_xor(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) 
 kr_status kr_eval_where(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   kr_bcast b;
   const kr_tensor *in[3] = {ins[0], ins[1], ins[2]};
-  if (kr_bcast_init_tensors(&b, outs[0], in, 3)) return kr_op_emit_error(op, "operand shapes do not broadcast to the result");
+  if (kr_bcast_init_tensors(&b, outs[0], in, 3))
+    return kr_op_emit_error(op, "operand shapes do not broadcast to the result");
   size_t eb = kr_type_storage_bytes(kr_tensor_elem(outs[0]));
   const uint8_t *c = ins[0]->data;
   const char *X = ins[1]->data, *Y = ins[2]->data;
@@ -319,7 +355,8 @@ kr_status kr_eval_where(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs
   int64_t n = b.inner, sc = b.inner_stride[0], sx = b.inner_stride[1], sy = b.inner_stride[2];
   for (int64_t r = 0; r < b.rows; r++, kr_bcast_next_row(&b)) {
     for (int64_t j = 0; j < n; j++) {
-      const char *src = c[b.off[0] + j * sc] ? X + (size_t)(b.off[1] + j * sx) * eb : Y + (size_t)(b.off[2] + j * sy) * eb;
+      const char *src =
+          c[b.off[0] + j * sc] ? X + (size_t)(b.off[1] + j * sx) * eb : Y + (size_t)(b.off[2] + j * sy) * eb;
       memcpy(o + (size_t)(r * n + j) * eb, src, eb);
     }
   }

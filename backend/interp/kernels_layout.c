@@ -197,10 +197,13 @@ kr_status kr_eval_slice(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs
   unsigned rank = kr_tensor_rank(in);
   int64_t starts[2 * KR_OP_MAX_RANK], ends[2 * KR_OP_MAX_RANK], axes[2 * KR_OP_MAX_RANK], steps[2 * KR_OP_MAX_RANK];
   int64_t n = kr_layout_read_ints(op, ins[1], starts, 2 * KR_OP_MAX_RANK, "starts");
-  if (n < 0 || kr_layout_read_ints(op, ins[2], ends, n, "ends") != n) return KR_FAILURE;
   const kr_tensor *ta = op->num_operands > 3 ? ins[3] : NULL, *ts = op->num_operands > 4 ? ins[4] : NULL;
-  if (ta && kr_layout_read_ints(op, ta, axes, n, "axes") != n) return KR_FAILURE;
-  if (ts && kr_layout_read_ints(op, ts, steps, n, "steps") != n) return KR_FAILURE;
+  if (n < 0) return KR_FAILURE;
+  if (ins[2]->numel != n || (ta && ta->numel != n) || (ts && ts->numel != n))
+    return kr_op_emit_error(op, "'starts', 'ends', 'axes' and 'steps' must have the same length");
+  kr_layout_read_ints(op, ins[2], ends, n, "ends");
+  if (ta) kr_layout_read_ints(op, ta, axes, n, "axes");
+  if (ts) kr_layout_read_ints(op, ts, steps, n, "steps");
   int64_t start[KR_OP_MAX_RANK], step[KR_OP_MAX_RANK], count[KR_OP_MAX_RANK], istride[KR_OP_MAX_RANK];
   if (kr_slice_resolve(op, kr_tensor_dims(in), rank, starts, ends, n, ta ? axes : NULL, ts ? steps : NULL, start,
                        step, count))

@@ -451,6 +451,7 @@ kr_status kr_eval_conv_transpose(kr_op *op, kr_tensor *const *ins, kr_tensor *co
 kr_status kr_eval_einsum(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   unsigned n = op->num_operands;
   kr_type types[KR_EINSUM_MAX_OPERANDS];
+  if (n > KR_EINSUM_MAX_OPERANDS) return kr_op_emit_error(op, "has %u operands, at most %d supported", n, KR_EINSUM_MAX_OPERANDS);
   for (unsigned i = 0; i < n; i++) types[i] = ins[i]->type;
   kr_einsum p;
   if (kr_einsum_plan(op, types, n, &p)) return KR_FAILURE;

@@ -6,6 +6,7 @@
  * Integer inputs of the numeric ops (Abs, Neg, Sign, Relu, Clip) are computed exactly in int64
  * (uint64 for unsigned types) and wrap modulo 2^width. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/interp/elementwise.h"
@@ -27,7 +28,7 @@ typedef struct unary_fns {
   float_fn f;
   f32_loop f32;
   f64_loop f64;
-  int_fn i;   /* NULL: integers go through f (Erf of an integer tensor) */
+  int_fn i; /* NULL: integers go through f (Erf of an integer tensor) */
 } unary_fns;
 
 static kr_status run_unary(const kr_tensor *x, kr_tensor *y, const unary_fns *fn, const uparams *p) {
@@ -60,28 +61,31 @@ static void read_params(kr_op *op, uparams *p) {
 
 /* One float unary op: its formula as an expression of double `x` and `p`, typed loops that
  * inline it, and the kernel.  INT is the integer function or NULL. */
-#define FLOAT_UNARY(stem, INT, EXPR)                                                            \
-  static double f_##stem(double x, const uparams *p) {                                         \
-    (void)p;                                                                                   \
-    return EXPR;                                                                               \
-  }                                                                                            \
-  static void f32_##stem(const float *x, float *y, int64_t n, const uparams *p) {              \
-    for (int64_t i = 0; i < n; i++) y[i] = (float)f_##stem(x[i], p);                           \
-  }                                                                                            \
-  static void f64_##stem(const double *x, double *y, int64_t n, const uparams *p) {            \
-    for (int64_t i = 0; i < n; i++) y[i] = f_##stem(x[i], p);                                  \
-  }                                                                                            \
-  kr_status kr_eval_##stem(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {         \
-    static const unary_fns fns = {f_##stem, f32_##stem, f64_##stem, INT};                      \
-    uparams p;                                                                                 \
-    read_params(op, &p);                                                                       \
-    if (run_unary(ins[0], outs[0], &fns, &p)) return kr_op_emit_error(op, "unsupported element type"); \
-    return KR_SUCCESS;                                                                         \
+#define FLOAT_UNARY(stem, INT, EXPR)                                                                                   \
+  static double f_##stem(double x, const uparams *p) {                                                                 \
+    (void)p;                                                                                                           \
+    return EXPR;                                                                                                       \
+  }                                                                                                                    \
+  static void f32_##stem(const float *x, float *y, int64_t n, const uparams *p) {                                      \
+    for (int64_t i = 0; i < n; i++) y[i] = (float)f_##stem(x[i], p);                                                   \
+  }                                                                                                                    \
+  static void f64_##stem(const double *x, double *y, int64_t n, const uparams *p) {                                    \
+    for (int64_t i = 0; i < n; i++) y[i] = f_##stem(x[i], p);                                                          \
+  }                                                                                                                    \
+  kr_status kr_eval_##stem(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {                                 \
+    static const unary_fns fns = {f_##stem, f32_##stem, f64_##stem, INT};                                              \
+    uparams p;                                                                                                         \
+    read_params(op, &p);                                                                                               \
+    if (run_unary(ins[0], outs[0], &fns, &p)) return kr_op_emit_error(op, "unsupported element type");                 \
+    return KR_SUCCESS;                                                                                                 \
   }
 
 /* Integer forms: two's complement, so negation goes through uint64 (INT64_MIN stays). */
 static int64_t i_abs(int64_t x, bool uns) { return uns || x >= 0 ? x : (int64_t)(0 - (uint64_t)x); }
-static int64_t i_neg(int64_t x, bool uns) { (void)uns; return (int64_t)(0 - (uint64_t)x); }
+static int64_t i_neg(int64_t x, bool uns) {
+  (void)uns;
+  return (int64_t)(0 - (uint64_t)x);
+}
 static int64_t i_sign(int64_t x, bool uns) { return uns ? x != 0 : (x > 0) - (x < 0); }
 static int64_t i_relu(int64_t x, bool uns) { return uns || x > 0 ? x : 0; }
 
@@ -251,17 +255,22 @@ static void cast(const kr_tensor *x, kr_tensor *y) {
   if (to->kind == KR_TYPE_FLOAT && to->u.fkind == KR_BF16) {
     uint16_t *o = y->data;
     for (int64_t i = 0; i < n; i++) {
-      float f = fk == KR_EK_UINT ? (float)kr_tensor_get_u64(x, i)
-                : kr_elem_kind_is_float(fk) ? (float)kr_tensor_get_f64(x, i) : (float)kr_tensor_get_i64(x, i);
+      float f = fk == KR_EK_UINT            ? (float)kr_tensor_get_u64(x, i)
+                : kr_elem_kind_is_float(fk) ? (float)kr_tensor_get_f64(x, i)
+                                            : (float)kr_tensor_get_i64(x, i);
       o[i] = f32_to_bf16_truncate(f);
     }
     return;
   }
   for (int64_t i = 0; i < n; i++) {
-    if (kr_elem_kind_is_float(fk)) kr_tensor_set_f64(y, i, kr_tensor_get_f64(x, i));
-    else if (kr_elem_kind_is_float(tk) && fk == KR_EK_UINT) kr_tensor_set_f64(y, i, (double)kr_tensor_get_u64(x, i));
-    else if (kr_elem_kind_is_float(tk)) kr_tensor_set_f64(y, i, (double)kr_tensor_get_i64(x, i));
-    else kr_tensor_set_i64(y, i, kr_tensor_get_i64(x, i));
+    if (kr_elem_kind_is_float(fk))
+      kr_tensor_set_f64(y, i, kr_tensor_get_f64(x, i));
+    else if (kr_elem_kind_is_float(tk) && fk == KR_EK_UINT)
+      kr_tensor_set_f64(y, i, (double)kr_tensor_get_u64(x, i));
+    else if (kr_elem_kind_is_float(tk))
+      kr_tensor_set_f64(y, i, (double)kr_tensor_get_i64(x, i));
+    else
+      kr_tensor_set_i64(y, i, kr_tensor_get_i64(x, i));
   }
 }
 
@@ -277,14 +286,71 @@ kr_status kr_eval_cast_like(kr_op *op, kr_tensor *const *ins, kr_tensor *const *
   return KR_SUCCESS;
 }
 
-/* Dropout-13 in inference: output = data, mask all true.  Training with ratio > 0 is random
- * and rejected (as shape inference does when training_mode is a constant). */
+/* MT19937 (Matsumoto & Nishimura 1998) as numpy's legacy RandomState: seeded with
+ * init_genrand(seed), doubles from two outputs with 53 random bits (genrand_res53). */
+typedef struct mt19937 {
+  uint32_t s[624];
+  unsigned pos;
+} mt19937;
+
+static void mt_seed(mt19937 *m, uint32_t seed) {
+  m->s[0] = seed;
+  for (unsigned i = 1; i < 624; i++) m->s[i] = 1812433253u * (m->s[i - 1] ^ (m->s[i - 1] >> 30)) + i;
+  m->pos = 624;
+}
+
+static uint32_t mt_next(mt19937 *m) {
+  if (m->pos == 624) {
+    for (unsigned i = 0; i < 624; i++) {
+      uint32_t y = (m->s[i] & 0x80000000u) | (m->s[(i + 1) % 624] & 0x7fffffffu);
+      m->s[i] = m->s[(i + 397) % 624] ^ (y >> 1) ^ (y & 1 ? 0x9908b0dfu : 0);
+    }
+    m->pos = 0;
+  }
+  uint32_t y = m->s[m->pos++];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  return y ^ (y >> 18);
+}
+
+static double mt_double(mt19937 *m) {
+  uint32_t a = mt_next(m) >> 5, b = mt_next(m) >> 6;
+  return (a * 67108864.0 + b) / 9007199254740992.0;
+}
+
+/* Dropout-13.  Inference, or ratio 0: output = data, mask all true.  Training with ratio > 0
+ * and a `seed`: ONNX's reference (onnx/backend/test/case/node/dropout.py), i.e.
+ *   np.random.seed(seed); mask = np.random.uniform(0, 1, shape) >= ratio
+ *   output = mask * data * (1 / (1 - ratio))      (in data's type)
+ * with the uniform draws in row-major order.  Without a seed it is random and rejected. */
 kr_status kr_eval_dropout(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   bool training = op->num_operands > 2 && ins[2] && ins[2]->numel == 1 && kr_tensor_get_i64(ins[2], 0) != 0;
   double ratio = op->num_operands > 1 && ins[1] && ins[1]->numel == 1 ? kr_tensor_get_f64(ins[1], 0) : 0.5;
-  if (training && ratio > 0)
-    return kr_op_emit_error(op, "training mode with ratio %g is not supported: random dropout cannot be reproduced", ratio);
-  memcpy(outs[0]->data, ins[0]->data, outs[0]->nbytes);
-  if (op->num_results > 1) memset(outs[1]->data, 1, outs[1]->nbytes);
+  kr_tensor *y = outs[0], *mask = op->num_results > 1 ? outs[1] : NULL;
+  if (!training || ratio == 0) {
+    memcpy(y->data, ins[0]->data, y->nbytes);
+    if (mask) memset(mask->data, 1, mask->nbytes);
+    return KR_SUCCESS;
+  }
+  if (!(ratio >= 0 && ratio < 1)) return kr_op_emit_error(op, "ratio %g is out of range [0, 1)", ratio);
+  if (!kr_op_attr_present(op, "seed"))
+    return kr_op_emit_error(op, "training mode with ratio %g needs the 'seed' attribute: random dropout without a "
+                                "seed cannot be reproduced", ratio);
+  int64_t seed = kr_op_attr_int(op, "seed");
+  if (seed < 0 || seed > UINT32_MAX)
+    return kr_op_emit_error(op, "seed %lld is out of range [0, 2^32) (numpy's RandomState seed)", (long long)seed);
+  mt19937 *m = malloc(sizeof *m);
+  if (!m) return kr_op_emit_error(op, "out of memory");
+  mt_seed(m, (uint32_t)seed);
+  double scale = 1.0 / (1.0 - ratio);
+  bool f32 = kr_elem_kind_of(kr_tensor_elem(y)) == KR_EK_F32;
+  for (int64_t i = 0; i < y->numel; i++) {
+    bool keep = mt_double(m) >= ratio;
+    if (mask) ((uint8_t *)mask->data)[i] = keep;
+    if (f32) ((float *)y->data)[i] = keep ? ((const float *)ins[0]->data)[i] * (float)scale : 0.0f;
+    else kr_tensor_set_f64(y, i, keep ? kr_tensor_get_f64(ins[0], i) * scale : 0.0);
+  }
+  free(m);
   return KR_SUCCESS;
 }

@@ -73,6 +73,10 @@ static bool const_splat(kr_op *op, unsigned i, double *out) {
   if (!v) return false;
   int64_t n = kr_type_num_elements(v->type);
   if (n < 1) return false;
+  if (v->kind == KR_ATTR_DENSE && v->u.dense.splat) {   /* no need to expand it */
+    *out = kr_dense_get_f64(v, 0);
+    return true;
+  }
   kr_tensor t;
   if (kr_tensor_from_attr(&t, v)) return false;
   bool same = true;
@@ -161,9 +165,9 @@ static kr_status shape_to_constant(kr_rewriter *rw, kr_op *op) {
   start = start < 0 ? 0 : start > rank ? rank : start;
   end = end < 0 ? 0 : end > rank ? rank : end;
   int64_t n = end > start ? end - start : 0;
-  kr_type rt = result_type(op, 0);
+  kr_attr want = i64_attr(kr_op_context(op), t->u.shaped.dims + start, (unsigned)n);
   /* Any other declared type is the verifier's to report. */
-  if (rt != i64_attr(kr_op_context(op), t->u.shaped.dims + start, (unsigned)n)->type) return KR_FAILURE;
+  if (!want || result_type(op, 0) != want->type) return KR_FAILURE;
   kr_value c = i64_constant(rw, op, t->u.shaped.dims + start, (unsigned)n);
   if (!c) return KR_FAILURE;
   kr_rewriter_replace_op(rw, op, &c);

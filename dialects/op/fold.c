@@ -20,7 +20,7 @@ kr_status kr_op_fold_generic(kr_op *op, const kr_attr *operands, kr_fold_result 
     total += n;
   }
   if (total > KR_OP_FOLD_MAX_ELEMENTS) return KR_FAILURE;
-  kr_tensor in[64], *inp[64], out[64];
+  kr_tensor in[64], *inp[64] = {0}, out[64];
   kr_status st = KR_SUCCESS;
   unsigned made = 0;
   for (; made < op->num_operands; made++) {

@@ -45,7 +45,8 @@ kr_status kr_infer_prelu(kr_op *op, kr_type *results) {
   if (kr_ew_broadcast_type(op, t, 2, kr_type_element(t[0]), &b)) return KR_FAILURE;
   if (b != t[0]) {
     char *x = kr_type_to_cstr(t[0]), *s = kr_type_to_cstr(t[1]);
-    kr_op_emit_error(op, "'slope' of type '%s' does not broadcast to 'X' of type '%s' (unidirectional broadcasting)", s, x);
+    kr_op_emit_error(op, "'slope' of type '%s' does not broadcast to 'X' of type '%s' (unidirectional broadcasting)", s,
+                     x);
     free(x), free(s);
     return KR_FAILURE;
   }
@@ -63,8 +64,12 @@ kr_status kr_infer_mean(kr_op *op, kr_type *results) { return broadcast_op(op, r
 /* Equal-13 (bool or numeric), Less-13, Greater-13, LessOrEqual-16, GreaterOrEqual-16 (numeric):
  * the result is i1. */
 kr_status kr_infer_equal(kr_op *op, kr_type *results) { return broadcast_op(op, results, KR_EW_ANY, kr_ew_bool(op)); }
-kr_status kr_infer_less(kr_op *op, kr_type *results) { return broadcast_op(op, results, KR_EW_NUMERIC, kr_ew_bool(op)); }
-kr_status kr_infer_greater(kr_op *op, kr_type *results) { return broadcast_op(op, results, KR_EW_NUMERIC, kr_ew_bool(op)); }
+kr_status kr_infer_less(kr_op *op, kr_type *results) {
+  return broadcast_op(op, results, KR_EW_NUMERIC, kr_ew_bool(op));
+}
+kr_status kr_infer_greater(kr_op *op, kr_type *results) {
+  return broadcast_op(op, results, KR_EW_NUMERIC, kr_ew_bool(op));
+}
 kr_status kr_infer_less_or_equal(kr_op *op, kr_type *results) {
   return broadcast_op(op, results, KR_EW_NUMERIC, kr_ew_bool(op));
 }

@@ -15,7 +15,10 @@ unsigned kr_ew_class(kr_type e) {
   if (e->kind != KR_TYPE_INTEGER) return 0;
   if (e->u.integer.width == 1) return e->u.integer.sign == KR_SIGNLESS ? KR_EW_BOOL : 0;
   switch (e->u.integer.width) {
-  case 8: case 16: case 32: case 64: break;
+  case 8:
+  case 16:
+  case 32:
+  case 64: break;
   default: return 0;
   }
   return e->u.integer.sign == KR_UNSIGNED ? KR_EW_UINT : KR_EW_SINT;
@@ -49,7 +52,8 @@ kr_status kr_ew_operand(kr_op *op, unsigned i, unsigned classes, kr_type *out) {
 }
 
 kr_status kr_ew_operands_same(kr_op *op, unsigned first, unsigned n, unsigned classes, kr_type *types) {
-  if (n > KR_EW_MAX_OPERANDS) return kr_op_emit_error(op, "has %u operands, at most %d supported", n, KR_EW_MAX_OPERANDS);
+  if (n > KR_EW_MAX_OPERANDS)
+    return kr_op_emit_error(op, "has %u operands, at most %d supported", n, KR_EW_MAX_OPERANDS);
   for (unsigned k = 0; k < n; k++) {
     if (kr_ew_operand(op, first + k, classes, &types[k])) return KR_FAILURE;
     if (kr_type_element(types[k]) == kr_type_element(types[0])) continue;
@@ -128,7 +132,8 @@ kr_status kr_infer_mish(kr_op *op, kr_type *results) { return same_type(op, resu
 
 /* Celu-12: alpha must not be 0 (the formula divides by it). */
 kr_status kr_infer_celu(kr_op *op, kr_type *results) {
-  if (kr_op_attr_float(op, "alpha") == 0.0) return kr_op_emit_error(op, "attribute 'alpha' must not be 0 (ONNX Celu divides by it)");
+  if (kr_op_attr_float(op, "alpha") == 0.0)
+    return kr_op_emit_error(op, "attribute 'alpha' must not be 0 (ONNX Celu divides by it)");
   return same_type(op, results, KR_EW_FLOAT);
 }
 
@@ -154,7 +159,8 @@ kr_status kr_infer_clip(kr_op *op, kr_type *results) {
       st = kr_op_emit_error(op, "operand #%u ('%s') must have the element type of 'input' ('%s'), got '%s'", i,
                             i == 1 ? "min" : "max", t, s);
     else if (kr_type_num_elements(b) != 1)
-      st = kr_op_emit_error(op, "operand #%u ('%s') must be a scalar (one element), got '%s'", i, i == 1 ? "min" : "max", s);
+      st = kr_op_emit_error(op, "operand #%u ('%s') must be a scalar (one element), got '%s'", i,
+                            i == 1 ? "min" : "max", s);
     free(s), free(t);
     if (st) return st;
   }
@@ -167,8 +173,10 @@ static kr_status cast_to(kr_op *op, kr_type x, kr_type to, kr_type *results) {
   if (!to) return kr_op_emit_error(op, "requires attribute 'to' (the target element type)");
   if (!kr_ew_class(to)) {
     char *s = kr_type_to_cstr(to);
-    kr_op_emit_error(op, "cannot cast to '%s': the target must be a tensor element type (f16, bf16, f32, f64, i1, "
-                         "i8..i64, ui8..ui64)", s);
+    kr_op_emit_error(op,
+                     "cannot cast to '%s': the target must be a tensor element type (f16, bf16, f32, f64, i1, "
+                     "i8..i64, ui8..ui64)",
+                     s);
     free(s);
     return KR_FAILURE;
   }
@@ -189,10 +197,11 @@ kr_status kr_infer_cast_like(kr_op *op, kr_type *results) {
   return cast_to(op, x, kr_type_element(t), results);
 }
 
-/* Dropout-13 in inference: output = data, mask all true.  ratio (float scalar, default 0.5, in
- * [0, 1)) and training_mode (bool scalar, default false) must be constants when present:
- * training with ratio > 0 drops random elements, which a reference interpreter cannot
- * reproduce, so it is rejected; training with ratio 0 is the identity. */
+/* Dropout-13.  ratio is a float scalar (default 0.5, in [0, 1)), training_mode a bool scalar
+ * (default false).  Inference (or ratio 0) is the identity with an all-true mask.  Training with
+ * ratio > 0 drops random elements: korch reproduces it only with the `seed` attribute, as ONNX's
+ * reference does (numpy's RandomState(seed).uniform), and rejects it without one when
+ * training_mode is a constant (otherwise the kernel reports it). */
 kr_status kr_infer_dropout(kr_op *op, kr_type *results) {
   kr_type x, r, t;
   if (kr_ew_operand(op, 0, KR_EW_FLOAT, &x)) return KR_FAILURE;
@@ -209,12 +218,12 @@ kr_status kr_infer_dropout(kr_op *op, kr_type *results) {
     if (kr_ew_operand(op, 2, KR_EW_BOOL, &t)) return KR_FAILURE;
     if (kr_type_num_elements(t) != 1) return kr_op_emit_error(op, "operand #2 ('training_mode') must be a scalar");
     int64_t training = 0;
-    if (kr_op_constant_ints(op, 2, &training, 1) < 0) return KR_FAILURE;
-    if (training && kr_op_operand_present(op, 1) && !kr_op_constant_operand(op, 1))
-      return kr_op_emit_error(op, "operand #1 ('ratio') must be a constant in training mode");
-    if (training && ratio > 0)
-      return kr_op_emit_error(op, "training mode with ratio %g is not supported: random dropout cannot be reproduced "
-                                  "(only ratio 0 or training_mode false)", ratio);
+    if (kr_op_constant_operand(op, 2) && kr_op_constant_ints(op, 2, &training, 1) < 0) return KR_FAILURE;
+    if (training && ratio > 0 && !kr_op_attr_present(op, "seed"))
+      return kr_op_emit_error(op,
+                              "training mode with ratio %g needs the 'seed' attribute: random dropout without a "
+                              "seed cannot be reproduced",
+                              ratio);
   }
   results[0] = x;
   if (op->num_results > 1) results[1] = kr_ew_with_elem(op, x, kr_ew_bool(op));

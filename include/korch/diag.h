@@ -62,7 +62,8 @@ void kr_context_remove_source(kr_context *ctx, const char *filename);
  *   file:line:col: error: message
  *   <source line>            (tabs expanded to 8-column stops)
  *       ^                    (under column `col`, 1-based)
- * using the first file location inside d->loc; the source line and caret only when the file
+ * using the first file location inside d->loc (line 0 means the whole file, e.g. a binary
+ * .onnx model: `file: error: message`); the source line and caret only when the file
  * is registered.  Without a file location: `<unknown>:0: error: message`, with
  * `loc(...): ` before the message unless the location is loc(unknown). */
 void kr_diag_print(kr_ostream *os, const kr_diagnostic *d);

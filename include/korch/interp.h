@@ -64,8 +64,10 @@ typedef struct kr_interp_hooks {
   kr_eval_fn eval;
 } kr_interp_hooks;
 
-/* Evaluates one op of a dialect with interpreter hooks (op.*, or a constant-like op): outs as
- * for kr_eval_fn (allocated here from the result types; free them with kr_tensor_free). */
+/* Evaluates one op of a dialect with interpreter hooks (op.*, or a constant-like op): ins has
+ * op->num_operands entries (NULL for op.none); the kernel sees NULL for trailing omitted
+ * optional operands too.  outs as for kr_eval_fn (allocated here from the result types; free
+ * them with kr_tensor_free). */
 kr_status kr_interp_eval_op(kr_op *op, kr_tensor *const *ins, kr_tensor *outs);
 
 /* Runs `func` (a func.func of a module) on `inputs` (func's argument count, types must match the

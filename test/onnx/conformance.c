@@ -137,8 +137,14 @@ static bool pb_next(pb *b, uint32_t *field, pb *sub) {
   sub->p = sub->end = NULL;
   switch (key & 7) {
   case 0: return pb_varint(b, &n);
-  case 1: if (b->end - b->p < 8) return false; b->p += 8; return true;
-  case 5: if (b->end - b->p < 4) return false; b->p += 4; return true;
+  case 1:
+    if (b->end - b->p < 8) return false;
+    b->p += 8;
+    return true;
+  case 5:
+    if (b->end - b->p < 4) return false;
+    b->p += 4;
+    return true;
   case 2:
     if (!pb_varint(b, &n) || n > (uint64_t)(b->end - b->p)) return false;
     sub->p = b->p;
@@ -193,8 +199,10 @@ static char **graph_inputs(const char *model, unsigned *count) {
   for (unsigned i = 0; ins && i < nin; i++) {
     bool is_init = false;
     for (unsigned j = 0; j < ninit && !is_init; j++) is_init = !strcmp(ins[i], inits[j]);
-    if (is_init) free(ins[i]);
-    else ins[k++] = ins[i];
+    if (is_init)
+      free(ins[i]);
+    else
+      ins[k++] = ins[i];
   }
   free_names(inits, ninit);
   free(buf);
@@ -236,8 +244,10 @@ static void first_line(capture *c, const char *dir, char *out, size_t cap) {
 static char *type_str(kr_type t) {
   kr_ostream os;
   kr_ostream_init_mem(&os);
-  if (t) kr_type_print(&os, t);
-  else kr_ostream_puts(&os, "?");
+  if (t)
+    kr_type_print(&os, t);
+  else
+    kr_ostream_puts(&os, "?");
   char *s = strdup(kr_ostream_str(&os));
   kr_ostream_close(&os);
   return s;
@@ -268,8 +278,10 @@ static bool compare(const options *o, unsigned k, const kr_tensor *y, const kr_t
     bool ok;
     if (kr_type_is_float(e)) {
       double a = kr_tensor_get_f64(y, i), b = kr_tensor_get_f64(r, i);
-      if (isnan(a) || isnan(b)) ok = isnan(a) && isnan(b);
-      else if (isinf(a) || isinf(b)) ok = a == b;
+      if (isnan(a) || isnan(b))
+        ok = isnan(a) && isnan(b);
+      else if (isinf(a) || isinf(b))
+        ok = a == b;
       else {
         double d = fabs(a - b);
         ok = d <= o->atol + o->rtol * fabs(b);
@@ -285,9 +297,10 @@ static bool compare(const options *o, unsigned k, const kr_tensor *y, const kr_t
   }
   if (bad < 0) return true;
   if (kr_type_is_float(e))
-    snprintf(why, cap, "output #%u: %lld of %lld elements differ; first at %lld: got %.9g, expected %.9g (max abs err %.3g)",
-             k, (long long)nbad, (long long)y->numel, (long long)bad, kr_tensor_get_f64(y, bad),
-             kr_tensor_get_f64(r, bad), worst);
+    snprintf(why, cap,
+             "output #%u: %lld of %lld elements differ; first at %lld: got %.9g, expected %.9g (max abs err %.3g)", k,
+             (long long)nbad, (long long)y->numel, (long long)bad, kr_tensor_get_f64(y, bad), kr_tensor_get_f64(r, bad),
+             worst);
   else
     snprintf(why, cap, "output #%u: %lld of %lld elements differ; first at %lld: got %lld, expected %lld", k,
              (long long)nbad, (long long)y->numel, (long long)bad, (long long)kr_tensor_get_i64(y, bad),
@@ -475,19 +488,25 @@ static bool run_isolated(const options *o, const char *name, char *why, size_t c
   size_t n = 0;
   for (;;) {
     ssize_t r = read(fds[0], msg + n, sizeof msg - 1 - n);
-    if (r > 0) n += (size_t)r;
-    else if (r < 0 && errno == EINTR) continue;
-    else break;
+    if (r > 0)
+      n += (size_t)r;
+    else if (r < 0 && errno == EINTR)
+      continue;
+    else
+      break;
     if (n == sizeof msg - 1) break;
   }
   close(fds[0]);
   msg[n] = 0;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    if (sig == SIGALRM) snprintf(why, cap, "timed out after %u s", o->timeout_s);
-    else snprintf(why, cap, "crashed with signal %d (%s)", sig, strsignal(sig));
+    if (sig == SIGALRM)
+      snprintf(why, cap, "timed out after %u s", o->timeout_s);
+    else
+      snprintf(why, cap, "crashed with signal %d (%s)", sig, strsignal(sig));
     return false;
   }
   if (!n) {
@@ -515,21 +534,31 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-  options o = {KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, NULL, false, false,
-               1e-3, 1e-7, 120};
+  options o = {
+      KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, NULL, false, false, 1e-3, 1e-7, 120};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define VALUE(flag) (!strcmp(a, flag) && (v ? (i++, true) : (fprintf(stderr, "%s needs a value\n", flag), exit(2), false)))
-    if (VALUE("--list")) o.list = v;
-    else if (VALUE("--data")) o.data = v;
-    else if (VALUE("--known-failures")) o.known = v;
-    else if (VALUE("--only")) o.only = v;
-    else if (VALUE("--rtol")) o.rtol = strtod(v, NULL);
-    else if (VALUE("--atol")) o.atol = strtod(v, NULL);
-    else if (VALUE("--timeout")) o.timeout_s = (unsigned)strtoul(v, NULL, 10);
-    else if (!strcmp(a, "--no-fork")) o.no_fork = true;
-    else if (!strcmp(a, "-v")) o.verbose = true;
+#define VALUE(flag)                                                                                                    \
+  (!strcmp(a, flag) && (v ? (i++, true) : (fprintf(stderr, "%s needs a value\n", flag), exit(2), false)))
+    if (VALUE("--list"))
+      o.list = v;
+    else if (VALUE("--data"))
+      o.data = v;
+    else if (VALUE("--known-failures"))
+      o.known = v;
+    else if (VALUE("--only"))
+      o.only = v;
+    else if (VALUE("--rtol"))
+      o.rtol = strtod(v, NULL);
+    else if (VALUE("--atol"))
+      o.atol = strtod(v, NULL);
+    else if (VALUE("--timeout"))
+      o.timeout_s = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--no-fork"))
+      o.no_fork = true;
+    else if (!strcmp(a, "-v"))
+      o.verbose = true;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;

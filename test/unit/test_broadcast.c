@@ -35,13 +35,13 @@ typedef struct bcase {
 } bcase;
 
 static const bcase cases[] = {
-    {{4, {2, 3, 4, 5}}, 2, {{4, {2, 3, 4, 5}}, {4, {1, 3, 1, 1}}}},          /* per-channel bias */
-    {{4, {2, 3, 4, 5}}, 2, {{4, {2, 3, 4, 5}}, {1, {5}}}},                   /* trailing vector */
-    {{3, {3, 1, 4}}, 2, {{2, {1, 4}}, {3, {3, 1, 1}}}},                      /* size-1 output dim */
-    {{2, {3, 4}}, 3, {{2, {3, 1}}, {1, {4}}, {0, {0}}}},                     /* Where: column, row, scalar */
-    {{0, {0}}, 2, {{0, {0}}, {0, {0}}}},                                     /* scalars */
+    {{4, {2, 3, 4, 5}}, 2, {{4, {2, 3, 4, 5}}, {4, {1, 3, 1, 1}}}}, /* per-channel bias */
+    {{4, {2, 3, 4, 5}}, 2, {{4, {2, 3, 4, 5}}, {1, {5}}}},          /* trailing vector */
+    {{3, {3, 1, 4}}, 2, {{2, {1, 4}}, {3, {3, 1, 1}}}},             /* size-1 output dim */
+    {{2, {3, 4}}, 3, {{2, {3, 1}}, {1, {4}}, {0, {0}}}},            /* Where: column, row, scalar */
+    {{0, {0}}, 2, {{0, {0}}, {0, {0}}}},                            /* scalars */
     {{5, {2, 1, 3, 1, 2}}, 2, {{3, {3, 1, 2}}, {5, {2, 1, 1, 1, 1}}}},
-    {{3, {2, 0, 3}}, 2, {{3, {2, 0, 3}}, {1, {3}}}},                         /* empty */
+    {{3, {2, 0, 3}}, 2, {{3, {2, 0, 3}}, {1, {3}}}}, /* empty */
     {{6, {2, 2, 2, 2, 2, 2}}, 3, {{6, {2, 1, 2, 1, 2, 1}}, {6, {1, 2, 1, 2, 1, 2}}, {2, {2, 2}}}},
 };
 
@@ -97,10 +97,10 @@ START_TEST(rejects) {
   const int64_t *dims[1] = {bad};
   unsigned ranks[1] = {1};
   kr_bcast b;
-  ck_assert_int_eq(kr_bcast_init(&b, out, 2, dims, ranks, 1), KR_FAILURE);   /* 3 vs 4 */
+  ck_assert_int_eq(kr_bcast_init(&b, out, 2, dims, ranks, 1), KR_FAILURE); /* 3 vs 4 */
   dims[0] = big;
   ranks[0] = 3;
-  ck_assert_int_eq(kr_bcast_init(&b, out, 2, dims, ranks, 1), KR_FAILURE);   /* rank grows */
+  ck_assert_int_eq(kr_bcast_init(&b, out, 2, dims, ranks, 1), KR_FAILURE); /* rank grows */
 }
 END_TEST
 

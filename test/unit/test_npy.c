@@ -98,7 +98,8 @@ static kr_type elem_of(kr_context *ctx, int which) {
   }
 }
 
-static const char *const descrs[] = {"<f2", "<f4", "<f8", "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8"};
+static const char *const descrs[] = {"<f2", "<f4", "<f8", "|b1", "|i1", "<i2",
+                                     "<i4", "<i8", "|u1", "<u2", "<u4", "<u8"};
 
 START_TEST(round_trip_every_dtype) {
   kr_context *ctx = make_ctx();
@@ -107,8 +108,10 @@ START_TEST(round_trip_every_dtype) {
   kr_tensor t;
   ck_assert_int_eq(kr_tensor_alloc(&t, kr_type_tensor(ctx, dims, 2, elem)), KR_SUCCESS);
   for (int64_t i = 0; i < t.numel; i++) {
-    if (kr_type_is_float(elem)) kr_tensor_set_f64(&t, i, (double)i * 0.5 - 1.0);
-    else kr_tensor_set_i64(&t, i, (i * 37) % 5 == 0 ? -1 : i);   /* -1: all bits set */
+    if (kr_type_is_float(elem))
+      kr_tensor_set_f64(&t, i, (double)i * 0.5 - 1.0);
+    else
+      kr_tensor_set_i64(&t, i, (i * 37) % 5 == 0 ? -1 : i); /* -1: all bits set */
   }
   const char *p = tmp_path("rt.npy");
   ck_assert_int_eq(kr_npy_write(ctx, p, &t), KR_SUCCESS);
@@ -118,7 +121,7 @@ START_TEST(round_trip_every_dtype) {
   char expect[128];
   int n = snprintf(expect, sizeof expect, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }", descrs[_i]);
   ck_assert(memcmp(raw, "\x93NUMPY\x01\x00", 8) == 0);
-  ck_assert_uint_eq(raw[8] | raw[9] << 8, 118);   /* 10 + 118 = 128, a multiple of 64 */
+  ck_assert_uint_eq(raw[8] | raw[9] << 8, 118); /* 10 + 118 = 128, a multiple of 64 */
   ck_assert(memcmp(raw + 10, expect, (size_t)n) == 0);
   for (size_t i = 10 + (size_t)n; i < 127; i++) ck_assert_uint_eq(raw[i], ' ');
   ck_assert_uint_eq(raw[127], '\n');
@@ -141,7 +144,8 @@ START_TEST(round_trip_scalar_vector_and_empty) {
   kr_context *ctx = make_ctx();
   kr_type f32 = kr_type_float(ctx, KR_F32);
   int64_t d1[1] = {3}, d2[2] = {0, 2};
-  kr_type types[3] = {kr_type_tensor(ctx, NULL, 0, f32), kr_type_tensor(ctx, d1, 1, f32), kr_type_tensor(ctx, d2, 2, f32)};
+  kr_type types[3] = {kr_type_tensor(ctx, NULL, 0, f32), kr_type_tensor(ctx, d1, 1, f32),
+                      kr_type_tensor(ctx, d2, 2, f32)};
   const char *shapes[3] = {"()", "(3,)", "(0, 2)"};
   for (int k = 0; k < 3; k++) {
     kr_tensor t, back;
@@ -203,7 +207,7 @@ END_TEST
 
 START_TEST(reads_big_endian_versions_2_and_3_and_key_order) {
   kr_context *ctx = make_ctx();
-  const unsigned char be[8] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe};   /* >i4: 1, -2 */
+  const unsigned char be[8] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe}; /* >i4: 1, -2 */
   const char *p = tmp_path("be.npy");
   write_raw(p, 1, "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }          \n", be, 8);
   kr_tensor t;

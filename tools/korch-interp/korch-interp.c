@@ -36,53 +36,52 @@ __attribute__((format(printf, 1, 2))) static void tool_error(const char *fmt, ..
 }
 
 static void print_help(FILE *f) {
-  fprintf(f,
-          "OVERVIEW: korch CPU reference interpreter\n"
-          "\n"
-          "USAGE: korch-interp <model.kir> [options]\n"
-          "\n"
-          "Runs one func.func of the module op by op with ONNX semantics.  NAME is the ONNX name of\n"
-          "an argument or result (its `onnx.name` attribute) or its position, `#0`, `#1`, ... (quote\n"
-          "it in a shell: '#0=x.npy').\n"
-          "\n"
-          "OPTIONS:\n"
-          "  --function NAME         the function to run (default: @main, else the only function)\n"
-          "  --input NAME=FILE       an argument's value: a NumPy .npy file (any dtype korch has),\n"
-          "                          or an ONNX TensorProto .pb file; element type and shape must\n"
-          "                          match the argument's type exactly.  Every argument needs one.\n"
-          "  --output NAME=FILE      writes a result as .npy (atomically: temporary file + rename).\n"
-          "                          Outputs are written only when the run and every --expect file\n"
-          "                          read succeeded (a numeric mismatch still writes them).\n"
-          "  --expect NAME=FILE      compares a result with a reference (.npy or .pb; same element\n"
-          "                          type and shape required) and prints, per result: the max\n"
-          "                          absolute error max|y-r|, the max relative error max|y-r|/|r|\n"
-          "                          over r != 0, and the scaled error max|y-r|/max|r|.  Default\n"
-          "                          criterion: numpy.allclose, |y-r| <= atol + rtol*|r| for every\n"
-          "                          element (NaN fails, equal infinities pass).\n"
-          "  --rtol R                relative tolerance of the default criterion (default 1e-4)\n"
-          "  --atol A                absolute tolerance of the default criterion (default 1e-5)\n"
-          "  --scaled-tol T          pass criterion: scaled error <= T instead (NaN fails)\n"
-          "  --print-outputs         prints every result's type and elements to stdout\n"
-          "  --time                  prints the wall-clock time of the run in ms\n"
-          "  --help                  displays this text\n"
-          "  --version               displays the version\n"
-          "\n"
-          "EXIT STATUS: 0 on success, 1 on any error or failed comparison.\n");
+  fprintf(f, "OVERVIEW: korch CPU reference interpreter\n"
+             "\n"
+             "USAGE: korch-interp <model.kir> [options]\n"
+             "\n"
+             "Runs one func.func of the module op by op with ONNX semantics.  NAME is the ONNX name of\n"
+             "an argument or result (its `onnx.name` attribute) or its position, `#0`, `#1`, ... (quote\n"
+             "it in a shell: '#0=x.npy').\n"
+             "\n"
+             "OPTIONS:\n"
+             "  --function NAME         the function to run (default: @main, else the only function)\n"
+             "  --input NAME=FILE       an argument's value: a NumPy .npy file (any dtype korch has),\n"
+             "                          or an ONNX TensorProto .pb file; element type and shape must\n"
+             "                          match the argument's type exactly.  Every argument needs one.\n"
+             "  --output NAME=FILE      writes a result as .npy (atomically: temporary file + rename).\n"
+             "                          Outputs are written only when the run and every --expect file\n"
+             "                          read succeeded (a numeric mismatch still writes them).\n"
+             "  --expect NAME=FILE      compares a result with a reference (.npy or .pb; same element\n"
+             "                          type and shape required) and prints, per result: the max\n"
+             "                          absolute error max|y-r|, the max relative error max|y-r|/|r|\n"
+             "                          over r != 0, and the scaled error max|y-r|/max|r|.  Default\n"
+             "                          criterion: numpy.allclose, |y-r| <= atol + rtol*|r| for every\n"
+             "                          element (NaN fails, equal infinities pass).\n"
+             "  --rtol R                relative tolerance of the default criterion (default 1e-4)\n"
+             "  --atol A                absolute tolerance of the default criterion (default 1e-5)\n"
+             "  --scaled-tol T          pass criterion: scaled error <= T instead (NaN fails)\n"
+             "  --print-outputs         prints every result's type and elements to stdout\n"
+             "  --time                  prints the wall-clock time of the run in ms\n"
+             "  --help                  displays this text\n"
+             "  --version               displays the version\n"
+             "\n"
+             "EXIT STATUS: 0 on success, 1 on any error or failed comparison.\n");
 }
 
 /* ---------------------------------------------------------------------------------------------
  * Command line. */
 
 typedef struct named_file {
-  const char *name, *path;   /* name: malloc'd copy of the part before '=' */
-  const char *arg;           /* as written */
-  unsigned index;            /* resolved position */
+  const char *name, *path; /* name: malloc'd copy of the part before '=' */
+  const char *arg;         /* as written */
+  unsigned index;          /* resolved position */
 } named_file;
 
 typedef struct options {
   const char *model;
   const char *function;
-  kr_vec inputs, outputs, expects;   /* named_file */
+  kr_vec inputs, outputs, expects; /* named_file */
   double rtol, atol, scaled_tol;
   bool use_scaled, print_outputs, time, help, version;
 } options;
@@ -139,7 +138,7 @@ static bool parse_args(options *o, int argc, char **argv) {
       o->model = a;
       continue;
     }
-    const char *f = a[1] == '-' ? a + 2 : a + 1;   /* -flag and --flag */
+    const char *f = a[1] == '-' ? a + 2 : a + 1; /* -flag and --flag */
     const char *eq = strchr(f, '=');
     size_t flen = eq ? (size_t)(eq - f) : strlen(f);
     char flag[32];
@@ -151,8 +150,10 @@ static bool parse_args(options *o, int argc, char **argv) {
                        !strcmp(flag, "scaled-tol");
     const char *value = NULL;
     if (takes_value) {
-      if (eq) value = eq + 1;
-      else if (i + 1 < argc) value = argv[++i];
+      if (eq)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
       else {
         tool_error("option '--%s' needs a value", flag);
         return false;
@@ -161,17 +162,27 @@ static bool parse_args(options *o, int argc, char **argv) {
       tool_error("option '--%s' takes no value", flag);
       return false;
     }
-    if (!strcmp(flag, "help") || !strcmp(flag, "h")) o->help = true;
-    else if (!strcmp(flag, "version")) o->version = true;
-    else if (!strcmp(flag, "print-outputs")) o->print_outputs = true;
-    else if (!strcmp(flag, "time")) o->time = true;
-    else if (!strcmp(flag, "function")) o->function = value;
-    else if (!strcmp(flag, "input")) { if (!add_named("--input", value, &o->inputs)) return false; }
-    else if (!strcmp(flag, "output")) { if (!add_named("--output", value, &o->outputs)) return false; }
-    else if (!strcmp(flag, "expect")) { if (!add_named("--expect", value, &o->expects)) return false; }
-    else if (!strcmp(flag, "rtol")) { if (!parse_double("--rtol", value, &o->rtol)) return false; }
-    else if (!strcmp(flag, "atol")) { if (!parse_double("--atol", value, &o->atol)) return false; }
-    else if (!strcmp(flag, "scaled-tol")) {
+    if (!strcmp(flag, "help") || !strcmp(flag, "h"))
+      o->help = true;
+    else if (!strcmp(flag, "version"))
+      o->version = true;
+    else if (!strcmp(flag, "print-outputs"))
+      o->print_outputs = true;
+    else if (!strcmp(flag, "time"))
+      o->time = true;
+    else if (!strcmp(flag, "function"))
+      o->function = value;
+    else if (!strcmp(flag, "input")) {
+      if (!add_named("--input", value, &o->inputs)) return false;
+    } else if (!strcmp(flag, "output")) {
+      if (!add_named("--output", value, &o->outputs)) return false;
+    } else if (!strcmp(flag, "expect")) {
+      if (!add_named("--expect", value, &o->expects)) return false;
+    } else if (!strcmp(flag, "rtol")) {
+      if (!parse_double("--rtol", value, &o->rtol)) return false;
+    } else if (!strcmp(flag, "atol")) {
+      if (!parse_double("--atol", value, &o->atol)) return false;
+    } else if (!strcmp(flag, "scaled-tol")) {
       if (!parse_double("--scaled-tol", value, &o->scaled_tol)) return false;
       o->use_scaled = true;
     } else {
@@ -195,8 +206,10 @@ static void diag_handler(const kr_diagnostic *d, void *user) {
       !d->loc->u.loc.child) {
     const char *name = d->loc->u.loc.name, *sev = d->severity == KR_SEV_ERROR ? "error" : "note";
     /* The readers name the file in their messages; say it once. */
-    if (strstr(d->message, name)) fprintf(stderr, "%s: %s: %s\n", TOOL, sev, d->message);
-    else fprintf(stderr, "%s: %s: %s: %s\n", TOOL, sev, name, d->message);
+    if (strstr(d->message, name))
+      fprintf(stderr, "%s: %s: %s\n", TOOL, sev, d->message);
+    else
+      fprintf(stderr, "%s: %s: %s: %s\n", TOOL, sev, name, d->message);
     for (const kr_diagnostic *n = d->notes; n; n = n->next) fprintf(stderr, "%s: note: %s\n", TOOL, n->message);
     return;
   }
@@ -217,16 +230,20 @@ static const char *onnx_name(kr_op *func, const char *which, unsigned i) {
 /* "#0 ('x')" or "#0" into buf. */
 static const char *describe(kr_op *func, const char *which, unsigned i, char *buf, size_t cap) {
   const char *n = onnx_name(func, which, i);
-  if (n) snprintf(buf, cap, "#%u ('%s')", i, n);
-  else snprintf(buf, cap, "#%u", i);
+  if (n)
+    snprintf(buf, cap, "#%u ('%s')", i, n);
+  else
+    snprintf(buf, cap, "#%u", i);
   return buf;
 }
 
 static char *type_str(kr_type t) {
   kr_ostream os;
   kr_ostream_init_mem(&os);
-  if (t) kr_type_print(&os, t);
-  else kr_ostream_puts(&os, "?");
+  if (t)
+    kr_type_print(&os, t);
+  else
+    kr_ostream_puts(&os, "?");
   char *s = strdup(kr_ostream_str(&os));
   kr_ostream_close(&os);
   return s;
@@ -258,11 +275,13 @@ static bool resolve(kr_op *func, const char *which, const char *kind, const char
       kr_ostream_init_mem(&os);
       for (unsigned i = 0; i < count; i++) {
         const char *n = onnx_name(func, which, i);
-        if (n) kr_ostream_printf(&os, "%s'%s'", i ? ", " : "", n);
-        else kr_ostream_printf(&os, "%s#%u", i ? ", " : "", i);
+        if (n)
+          kr_ostream_printf(&os, "%s'%s'", i ? ", " : "", n);
+        else
+          kr_ostream_printf(&os, "%s#%u", i ? ", " : "", i);
       }
-      tool_error("%s: unknown %s '%s' (the %ss of @%s are: %s)", flag, kind, nf->name, kind,
-              kr_op_symbol_name(func), count ? kr_ostream_str(&os) : "none");
+      tool_error("%s: unknown %s '%s' (the %ss of @%s are: %s)", flag, kind, nf->name, kind, kr_op_symbol_name(func),
+                 count ? kr_ostream_str(&os) : "none");
       kr_ostream_close(&os);
       ok = false;
       continue;
@@ -324,9 +343,12 @@ static void print_tensor(FILE *f, const char *label, const kr_tensor *t) {
   const int64_t limit = 1024;
   for (int64_t i = 0; i < t->numel && i < limit; i++) {
     if (i) fputs(", ", f);
-    if (kr_type_is_float(e)) fprintf(f, "%.9g", kr_tensor_get_f64(t, i));
-    else if (kr_type_is_unsigned_int(e)) fprintf(f, "%llu", (unsigned long long)kr_tensor_get_u64(t, i));
-    else fprintf(f, "%lld", (long long)kr_tensor_get_i64(t, i));
+    if (kr_type_is_float(e))
+      fprintf(f, "%.9g", kr_tensor_get_f64(t, i));
+    else if (kr_type_is_unsigned_int(e))
+      fprintf(f, "%llu", (unsigned long long)kr_tensor_get_u64(t, i));
+    else
+      fprintf(f, "%lld", (long long)kr_tensor_get_i64(t, i));
   }
   if (t->numel > limit) fprintf(f, ", ... (%lld more)", (long long)(t->numel - limit));
   fputs("]\n", f);
@@ -399,8 +421,10 @@ static kr_op *find_function(kr_op *module, const char *name) {
     n++;
   }
   if (n == 1) return only;
-  if (n == 0) tool_error("the module has no function to run");
-  else tool_error("the module has %u functions and none is @main: choose one with --function", n);
+  if (n == 0)
+    tool_error("the module has no function to run");
+  else
+    tool_error("the module has %u functions and none is @main: choose one with --function", n);
   return NULL;
 }
 
@@ -436,9 +460,12 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     char *ts = type_str(fty->u.func.inputs[i]);
     const char *n = onnx_name(func, "arg_attrs", i);
     char spell[160];
-    if (n) snprintf(spell, sizeof spell, "%s", n);
-    else snprintf(spell, sizeof spell, "'#%u'", i);
-    tool_error("missing input %s of @%s, of type %s: pass --input %s=FILE", describe(func, "arg_attrs", i, d, sizeof d), kr_op_symbol_name(func), ts, spell);
+    if (n)
+      snprintf(spell, sizeof spell, "%s", n);
+    else
+      snprintf(spell, sizeof spell, "'#%u'", i);
+    tool_error("missing input %s of @%s, of type %s: pass --input %s=FILE", describe(func, "arg_attrs", i, d, sizeof d),
+               kr_op_symbol_name(func), ts, spell);
     free(ts);
     ok = false;
   }
@@ -453,7 +480,8 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     kr_type want = fty->u.func.inputs[nf->index];
     if (!same_type(want, t->type)) {
       char *w = type_str(want), *g = type_str(t->type);
-      tool_error("input %s from '%s': %s mismatch: expected %s, got %s", describe(func, "arg_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, t->type), w, g);
+      tool_error("input %s from '%s': %s mismatch: expected %s, got %s",
+                 describe(func, "arg_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, t->type), w, g);
       free(w);
       free(g);
       ok = false;
@@ -469,8 +497,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     if (!same_type(want, ref[k].type)) {
       char *w = type_str(want), *g = type_str(ref[k].type);
       tool_error("--expect for output %s from '%s': %s mismatch: the result has type %s, the reference %s",
-              describe(func, "res_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, ref[k].type),
-              w, g);
+                 describe(func, "res_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, ref[k].type), w, g);
       free(w);
       free(g);
       ok = false;
@@ -488,8 +515,10 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     for (unsigned i = 0; i < nout; i++) {
       const char *n = onnx_name(func, "res_attrs", i);
       char label[160];
-      if (n) snprintf(label, sizeof label, "%s", n);
-      else snprintf(label, sizeof label, "#%u", i);
+      if (n)
+        snprintf(label, sizeof label, "%s", n);
+      else
+        snprintf(label, sizeof label, "#%u", i);
       print_tensor(stdout, label, &out[i]);
     }
 
@@ -499,11 +528,15 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     cmp_result c = compare(&out[nf->index], &ref[k], o);
     const char *n = onnx_name(func, "res_attrs", nf->index);
     char label[160];
-    if (n) snprintf(label, sizeof label, "%s", n);
-    else snprintf(label, sizeof label, "#%u", nf->index);
+    if (n)
+      snprintf(label, sizeof label, "%s", n);
+    else
+      snprintf(label, sizeof label, "#%u", nf->index);
     printf("%s: max_abs_err=%.6g max_rel_err=%.6g scaled_err=%.6g ", label, c.max_abs, c.max_rel, c.scaled);
-    if (o->use_scaled) printf("(scaled_tol=%g) %s\n", o->scaled_tol, c.pass ? "PASS" : "FAIL");
-    else printf("(rtol=%g atol=%g) %s\n", o->rtol, o->atol, c.pass ? "PASS" : "FAIL");
+    if (o->use_scaled)
+      printf("(scaled_tol=%g) %s\n", o->scaled_tol, c.pass ? "PASS" : "FAIL");
+    else
+      printf("(rtol=%g atol=%g) %s\n", o->rtol, o->atol, c.pass ? "PASS" : "FAIL");
     all_pass = all_pass && c.pass;
   }
   fflush(stdout);
@@ -533,8 +566,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (o.help || o.version) {
-    if (o.help) print_help(stdout);
-    else printf("korch-interp version %s\n", KORCH_VERSION);
+    if (o.help)
+      print_help(stdout);
+    else
+      printf("korch-interp version %s\n", KORCH_VERSION);
     options_free(&o);
     return 0;
   }

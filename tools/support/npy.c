@@ -24,15 +24,17 @@ static kr_attr path_loc(kr_context *ctx, const char *path) { return kr_loc_name(
  * dtype codes. */
 
 typedef struct npy_dtype {
-  char kind;        /* f i u b */
-  unsigned size;    /* bytes */
+  char kind;     /* f i u b */
+  unsigned size; /* bytes */
 } npy_dtype;
 
 static kr_type dtype_to_type(kr_context *ctx, npy_dtype d) {
   switch (d.kind) {
   case 'f':
-    return d.size == 2 ? kr_type_float(ctx, KR_F16) : d.size == 4 ? kr_type_float(ctx, KR_F32)
-         : d.size == 8 ? kr_type_float(ctx, KR_F64) : NULL;
+    return d.size == 2   ? kr_type_float(ctx, KR_F16)
+           : d.size == 4 ? kr_type_float(ctx, KR_F32)
+           : d.size == 8 ? kr_type_float(ctx, KR_F64)
+                         : NULL;
   case 'b': return d.size == 1 ? kr_type_integer(ctx, 1, KR_SIGNLESS) : NULL;
   case 'i':
   case 'u':
@@ -116,14 +118,14 @@ static bool read_int(hdr *h, int64_t *out) {
     if (v > (INT64_MAX - 9) / 10) return false;
     v = v * 10 + (*h->p++ - '0');
   }
-  if (h->p < h->end && *h->p == 'L') h->p++;   /* Python 2 longs, as old numpy wrote them */
+  if (h->p < h->end && *h->p == 'L') h->p++; /* Python 2 longs, as old numpy wrote them */
   *out = v;
   return h->p != s;
 }
 
 /* Parses the dict; on failure writes the reason into `why`. */
-static bool parse_header(hdr *h, char *descr, size_t dcap, bool *fortran, int64_t *dims, unsigned *rank,
-                         char *why, size_t wcap) {
+static bool parse_header(hdr *h, char *descr, size_t dcap, bool *fortran, int64_t *dims, unsigned *rank, char *why,
+                         size_t wcap) {
   bool have_descr = false, have_fortran = false, have_shape = false;
   if (!eat(h, '{')) {
     snprintf(why, wcap, "the header is not a Python dict literal");
@@ -144,8 +146,10 @@ static bool parse_header(hdr *h, char *descr, size_t dcap, bool *fortran, int64_
       have_descr = true;
     } else if (!strcmp(key, "fortran_order")) {
       if (have_fortran) goto dup;
-      if (read_word(h, "True")) *fortran = true;
-      else if (read_word(h, "False")) *fortran = false;
+      if (read_word(h, "True"))
+        *fortran = true;
+      else if (read_word(h, "False"))
+        *fortran = false;
       else {
         snprintf(why, wcap, "the header's 'fortran_order' is not True or False");
         return false;
@@ -197,7 +201,9 @@ static bool parse_header(hdr *h, char *descr, size_t dcap, bool *fortran, int64_
   }
   if (!have_descr || !have_fortran || !have_shape) {
     snprintf(why, wcap, "the header lacks the key '%s'",
-             !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape");
+             !have_descr     ? "descr"
+             : !have_fortran ? "fortran_order"
+                             : "shape");
     return false;
   }
   return true;
@@ -382,8 +388,8 @@ kr_status kr_npy_write(kr_context *ctx, const char *path, const kr_tensor *t) {
     kr_ostream os;
     kr_ostream_init_mem(&os);
     kr_type_print(&os, e);
-    kr_status st = kr_emit_error(ctx, loc, "cannot write '%s': element type %s has no NumPy dtype", path,
-                                 kr_ostream_str(&os));
+    kr_status st =
+        kr_emit_error(ctx, loc, "cannot write '%s': element type %s has no NumPy dtype", path, kr_ostream_str(&os));
     kr_ostream_close(&os);
     return st;
   }
@@ -395,7 +401,7 @@ kr_status kr_npy_write(kr_context *ctx, const char *path, const kr_tensor *t) {
   for (unsigned i = 0; i < rank; i++)
     n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld,%s", (long long)kr_tensor_dims(t)[i],
                   i + 1 < rank ? " " : "");
-  if (rank > 1) n--;   /* (2, 3) not (2, 3,); a 1-tuple keeps its comma */
+  if (rank > 1) n--; /* (2, 3) not (2, 3,); a 1-tuple keeps its comma */
   n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
   size_t prefix = 10, total = prefix + (size_t)n + 1;
   size_t padded = (total + 63) / 64 * 64;
