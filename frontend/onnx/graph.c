@@ -353,7 +353,7 @@ static kr_op *import_graph(kr_onnx_importer *I) {
   bool found;
   I->opset = default_opset(mp, &found);
   if (I->opset > KR_ONNX_MAX_OPSET)
-    kr_onnx_error(I, file_loc, "%s: default-domain opset %lld is newer than %d, the newest korch imports", I->path,
+    kr_onnx_error(I, file_loc, "default-domain opset %lld is newer than %d, the newest korch imports",
                   (long long)I->opset, KR_ONNX_MAX_OPSET);
   if (I->opset < 1) I->opset = 1;
 
@@ -382,7 +382,7 @@ static kr_op *import_graph(kr_onnx_importer *I) {
     kr_hmap_insert(&inits, kr_hash_ptr(id), id, &ins)->value = g->initializer[i];
   }
   if (g->n_sparse_initializer)
-    kr_onnx_error(I, file_loc, "%s: sparse initializers are unsupported ('%s')", I->path,
+    kr_onnx_error(I, file_loc, "sparse initializers are unsupported ('%s')",
                   g->sparse_initializer[0]->values && g->sparse_initializer[0]->values->name
                       ? g->sparse_initializer[0]->values->name
                       : "?");
@@ -444,15 +444,20 @@ static kr_op *import_graph(kr_onnx_importer *I) {
     /* The nodes left wait on each other: a cycle. */
     bool *done = calloc(g->n_node + 1, sizeof *done);
     for (size_t i = 0; i < placed; i++) done[order[i]] = true;
+    bool reported = false;
     for (size_t i = 0; i < g->n_node; i++) {
       if (done[i]) continue;
       const Onnx__NodeProto *np = g->node[i];
+      /* What the cycle computes is undefined: its users are skipped quietly. */
+      for (size_t k = 0; k < np->n_output; k++)
+        if (np->output[k] && *np->output[k]) kr_onnx_define(I, np->output[k], KR_ONNX_POISON);
+      if (reported) continue;
+      reported = true;
       char nm[160];
       if (np->name && *np->name) snprintf(nm, sizeof nm, "%s", np->name);
       else snprintf(nm, sizeof nm, "%s_%zu", np->op_type ? np->op_type : "", i);
       kr_onnx_error(I, kr_loc_name(ctx, nm, strlen(nm), file_loc), "the graph has a cycle through node '%s' (%s)", nm,
                     np->op_type ? np->op_type : "");
-      break;
     }
     free(done);
   }

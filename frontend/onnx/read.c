@@ -94,13 +94,13 @@ kr_status kr_onnx_model_load(kr_context *ctx, const char *path, kr_onnx_model *m
   kr_attr loc = kr_onnx_file_loc(ctx, path);
   if (!m->proto) {
     if (m->used >= m->budget / 2 && m->budget - m->used < len)
-      return kr_emit_error(ctx, loc, "%s: not a valid ONNX model (protobuf parse exceeded the memory budget of %zu bytes)",
-                           path, m->budget);
-    return kr_emit_error(ctx, loc, "%s: not a valid ONNX model (protobuf parse failed)", path);
+      return kr_emit_error(ctx, loc, "not a valid ONNX model (protobuf parse exceeded the memory budget of %zu bytes)",
+                           m->budget);
+    return kr_emit_error(ctx, loc, "not a valid ONNX model (protobuf parse failed)");
   }
   if (!m->proto->graph) {
     kr_onnx_model_free(m);
-    return kr_emit_error(ctx, loc, "%s: not a valid ONNX model (no graph)", path);
+    return kr_emit_error(ctx, loc, "not a valid ONNX model (no graph)");
   }
   m->dir = dir_of(path);
   return KR_SUCCESS;
@@ -123,7 +123,7 @@ kr_status kr_onnx_read_tensor_file(kr_context *ctx, const char *path, kr_tensor 
   Onnx__TensorProto *t = onnx__tensor_proto__unpack(&m.alloc, len, (const uint8_t *)buf);
   free(buf);
   kr_attr loc = kr_onnx_file_loc(ctx, path);
-  if (!t) return kr_emit_error(ctx, loc, "%s: not a valid ONNX TensorProto (protobuf parse failed)", path);
+  if (!t) return kr_emit_error(ctx, loc, "not a valid ONNX TensorProto (protobuf parse failed)");
   char *dir = dir_of(path);
   char what[300];
   snprintf(what, sizeof what, "tensor '%s'", t->name && *t->name ? t->name : path);

@@ -1,5 +1,5 @@
 /* korch/op.h - the `op` dialect (operator level): one op per ONNX operator, with the operands,
- * results and attributes of ONNX opset 17 (docs/dialects/op.md).
+ * results and attributes of ONNX opset 17 (docs/Dialects/op.md).
  *
  * Every op of the dialect is described by a row of dialects/op/ops.def: operand, result and
  * attribute schema, shape inference hook (kr_infer_<stem>) and CPU reference kernel

@@ -275,7 +275,7 @@ def cases():
     c["constant_string"] = model(graph([node("Constant", [], ["c"], "cs", attrs=[attr_s("value_string", "x")])],
                                        [], [value_info("c", STRING, None)]))
     # Large initializers become resources.
-    c["resource"] = model(graph([node("Add", ["x", "w"], ["y"], "add")], [value_info("x", FLOAT, [64])],
+    c["resource"] = model(graph([node("Add", ["x", "layer.0/w:0"], ["y"], "add")], [value_info("x", FLOAT, [64])],
                                 [value_info("y", FLOAT, [64])],
                                 [tensor("layer.0/w:0", FLOAT, [64], raw=f32(*[float(i) for i in range(64)]))]))
 
