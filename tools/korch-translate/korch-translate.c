@@ -3,6 +3,7 @@
  *
  *   korch-translate --import-onnx model.onnx -o model.kir [--input-shape NAME=DIMS]...
  *                   [--bind-input NAME=FILE]... [--resource-threshold BYTES] [--print-op-generic]
+ *                   [--print-debuginfo]
  *   korch-translate --list-shape-inputs model.onnx
  *
  * One mode flag selects the translation; each mode is a function of the parsed options (add a
@@ -30,6 +31,7 @@ typedef struct options {
   kr_vec bind_specs;            /* char *: "NAME=FILE" as given */
   size_t resource_threshold;    /* 0: the importer's default */
   bool print_op_generic;
+  bool print_debuginfo;
 } options;
 
 typedef int (*mode_fn)(const options *o);
@@ -60,6 +62,7 @@ static void usage(FILE *f) {
           "  -o <file>                 output file ('-' or absent: standard output); written atomically, and\n"
           "                            not at all when the translation fails\n"
           "  --print-op-generic        print every op in the generic form\n"
+          "  --print-debuginfo         print locations (loc(\"<ONNX node name>\") for imported ops)\n"
           "  -h, --help                show this help\n"
           "\n--import-onnx options:\n"
           "  --input-shape NAME=DIMS   fix the shape of graph input NAME, e.g. x=1x3x224x224 ('scalar' for\n"
@@ -174,6 +177,8 @@ static int parse_args(int argc, char **argv, options *o, bool *help) {
       o->resource_threshold = n ? (size_t)n : 1;   /* 0 would mean "default": everything non-empty is a resource */
     } else if (!strcmp(a, "--print-op-generic") || !strcmp(a, "-print-op-generic")) {
       o->print_op_generic = true;
+    } else if (!strcmp(a, "--print-debuginfo") || !strcmp(a, "-print-debuginfo")) {
+      o->print_debuginfo = true;
     } else if (a[0] == '-' && a[1]) {
       return bad_usage("unknown command line argument '%s'", a);
     } else {
@@ -196,7 +201,7 @@ static bool write_module(const options *o, kr_op *module) {
   if (!kr_tool_output_open(&out, TOOL, o->output)) return false;
   kr_ostream os;
   kr_ostream_init_file(&os, out.file);
-  kr_print_flags flags = {.generic = o->print_op_generic, .debuginfo = false, .hex_threshold = 0};
+  kr_print_flags flags = {.generic = o->print_op_generic, .debuginfo = o->print_debuginfo, .hex_threshold = 0};
   kr_op_print(module, &os, &flags);
   bool ok = kr_ostream_close(&os);
   if (!ok) {
