@@ -29,6 +29,58 @@ static void bounded_free(void *data, void *p) {
   free(p);
 }
 
+/* protobuf-c unpacks nested messages recursively with no depth limit, so a file of a few MB of
+ * nested GraphProto attributes overflows the stack.  This pass walks the wire format with the
+ * message descriptors and rejects nesting deeper than KR_ONNX_MAX_NESTING (real models nest a few
+ * levels per If/Loop body); its own recursion stops at that depth.  Malformed input is left for
+ * the unpacker to reject.  Returns whether the nesting is acceptable. */
+#define KR_ONNX_MAX_NESTING 64
+
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  uint64_t r = 0;
+  for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+    uint8_t b = *(*p)++;
+    r |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end, unsigned depth) {
+  if (depth > KR_ONNX_MAX_NESTING) return false;
+  while (p < end) {
+    uint64_t tag, v;
+    if (!read_varint(&p, end, &tag)) return true;
+    switch (tag & 7) {
+    case 0:
+      if (!read_varint(&p, end, &v)) return true;
+      break;
+    case 1:
+      if (end - p < 8) return true;
+      p += 8;
+      break;
+    case 5:
+      if (end - p < 4) return true;
+      p += 4;
+      break;
+    case 2: {
+      if (!read_varint(&p, end, &v) || v > (uint64_t)(end - p)) return true;
+      const ProtobufCFieldDescriptor *f =
+          tag >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3)) : NULL;
+      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && !nesting_ok(f->descriptor, p, p + v, depth + 1)) return false;
+      p += v;
+      break;
+    }
+    default:
+      return true;
+    }
+  }
+  return true;
+}
+
 static char *read_all(kr_context *ctx, const char *path, size_t *len) {
   kr_attr loc = kr_onnx_file_loc(ctx, path);
   FILE *f = fopen(path, "rb");
@@ -88,10 +140,14 @@ kr_status kr_onnx_model_load(kr_context *ctx, const char *path, kr_onnx_model *m
   size_t len;
   char *buf = read_all(ctx, path, &len);
   if (!buf) return KR_FAILURE;
+  kr_attr loc = kr_onnx_file_loc(ctx, path);
+  if (!nesting_ok(&onnx__model_proto__descriptor, (const uint8_t *)buf, (const uint8_t *)buf + len, 0)) {
+    free(buf);
+    return kr_emit_error(ctx, loc, "not a valid ONNX model (messages nested deeper than %d levels)", KR_ONNX_MAX_NESTING);
+  }
   init_alloc(m, len);
   m->proto = onnx__model_proto__unpack(&m->alloc, len, (const uint8_t *)buf);
   free(buf);
-  kr_attr loc = kr_onnx_file_loc(ctx, path);
   if (!m->proto) {
     if (m->used >= m->budget / 2 && m->budget - m->used < len)
       return kr_emit_error(ctx, loc, "not a valid ONNX model (protobuf parse exceeded the memory budget of %zu bytes)",
@@ -120,7 +176,9 @@ kr_status kr_onnx_read_tensor_file(kr_context *ctx, const char *path, kr_tensor 
   kr_onnx_model m;
   memset(&m, 0, sizeof m);
   init_alloc(&m, len);
-  Onnx__TensorProto *t = onnx__tensor_proto__unpack(&m.alloc, len, (const uint8_t *)buf);
+  Onnx__TensorProto *t = nesting_ok(&onnx__tensor_proto__descriptor, (const uint8_t *)buf, (const uint8_t *)buf + len, 0)
+                             ? onnx__tensor_proto__unpack(&m.alloc, len, (const uint8_t *)buf)
+                             : NULL;
   free(buf);
   kr_attr loc = kr_onnx_file_loc(ctx, path);
   if (!t) return kr_emit_error(ctx, loc, "not a valid ONNX TensorProto (protobuf parse failed)");
