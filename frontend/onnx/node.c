@@ -262,6 +262,15 @@ static kr_status infer(kr_onnx_importer *I, kr_op *op, const kr_onnx_node *n) {
       kr_onnx_error(I, op->loc, "%s", c.msg ? c.msg : "shape inference failed");
   }
   free(c.msg);
+  /* The op level holds static shapes only: an inference hook that leaves a dim open is a bug to
+   * report here rather than a module that fails later. */
+  for (unsigned i = 0; !st && i < op->num_results; i++) {
+    kr_type t = kr_value_type(kr_op_result(op, i));
+    if (t->kind == KR_TYPE_TENSOR && kr_type_has_static_shape(t)) continue;
+    const char *out = n && n->proto && i < n->proto->n_output && *n->proto->output[i] ? n->proto->output[i] : "?";
+    kr_onnx_error(I, op->loc, "cannot infer a static shape for '%s' (node '%s')", out, n ? n->name : "?");
+    st = KR_FAILURE;
+  }
   return st;
 }
 
@@ -452,8 +461,8 @@ void kr_onnx_import_node(kr_onnx_importer *I, const Onnx__NodeProto *np, unsigne
   kr_status st = KR_FAILURE;
   if (constant) {
     kr_value v = import_constant(I, &n);
-    if (v && nres >= 1) {
-      kr_onnx_define(I, np->output[0], v);
+    if (v) {
+      if (nres >= 1) kr_onnx_define(I, np->output[0], v);
       st = KR_SUCCESS;
     }
     goto done;

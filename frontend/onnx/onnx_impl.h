@@ -28,12 +28,13 @@
 typedef struct kr_onnx_model {
   Onnx__ModelProto *proto;
   ProtobufCAllocator alloc;
-  size_t budget, used;   /* bytes the allocator may still hand out / has handed out */
+  size_t budget, used;   /* bytes the allocator may hand out in all / has handed out */
+  bool exceeded;         /* an allocation was refused */
   char *dir;             /* folder of the model file (external data), malloc'd */
 } kr_onnx_model;
 
-/* Reads and unpacks `path`.  The file buffer is freed before returning, so only the unpacked
- * message stays in memory.  Errors ("cannot read", "not a valid ONNX model (protobuf parse
+/* Maps and unpacks `path` (initializers one at a time, releasing the mapping as it goes), so
+ * only the unpacked message stays in memory.  Errors ("cannot read", "not a valid ONNX model (protobuf parse
  * failed)", allocation budget exceeded) are reported at loc(path:0:0). */
 kr_status kr_onnx_model_load(kr_context *ctx, const char *path, kr_onnx_model *m);
 void kr_onnx_model_free(kr_onnx_model *m);
@@ -102,7 +103,7 @@ typedef struct kr_onnx_node {
   kr_context *ctx;
   const Onnx__NodeProto *proto;
   const char *op_type;       /* ONNX operator (upgrade may change it) */
-  char name[160];            /* node name, or "<OpType>_<index>" */
+  char name[256];            /* node name (truncated), or "<OpType>_<index>" */
   kr_attr loc;
   kr_vec operands;           /* kr_value; NULL: omitted optional input */
   const Onnx__AttributeProto **raw;   /* the node's attributes ... */

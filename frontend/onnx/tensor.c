@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "onnx_impl.h"
 
@@ -85,8 +86,9 @@ static char *external_path(const char *dir, const char *loc) {
   return r;
 }
 
+/* Reads `size` bytes of t's external data into a new malloc'd *out. */
 static kr_status read_external(kr_context *ctx, kr_attr loc, Onnx__TensorProto *t, const char *dir, const char *what,
-                               void *out, size_t size) {
+                               void **out, size_t size) {
   const char *location = NULL;
   long long offset = 0, length = -1;
   for (size_t i = 0; i < t->n_external_data; i++) {
@@ -119,8 +121,21 @@ static kr_status read_external(kr_context *ctx, kr_attr loc, Onnx__TensorProto *
     return KR_FAILURE;
   }
   kr_status st = KR_SUCCESS;
-  if (fseeko(f, (off_t)offset, SEEK_SET) || fread(out, 1, size, f) != size)
+  struct stat sb;
+  /* The size is checked before allocating, so a tensor claiming more than the file holds is an
+   * error, not an allocation of its claimed size. */
+  if (fstat(fileno(f), &sb) || (uint64_t)sb.st_size < (uint64_t)offset || (uint64_t)sb.st_size - (uint64_t)offset < size) {
     st = kr_emit_error(ctx, loc, "%s: external data '%s' is shorter than offset %lld + %zu bytes", what, path, offset, size);
+  } else {
+    void *buf = malloc(size ? size : 1);
+    if (!buf) st = kr_emit_error(ctx, loc, "%s: out of memory (%zu bytes)", what, size);
+    else if (fseeko(f, (off_t)offset, SEEK_SET) || fread(buf, 1, size, f) != size) {
+      st = kr_emit_error(ctx, loc, "%s: cannot read external data '%s'", what, path);
+      free(buf);
+    } else {
+      *out = buf;
+    }
+  }
   fclose(f);
   free(path);
   return st;
@@ -147,12 +162,8 @@ kr_status kr_onnx_tensor_data(kr_context *ctx, kr_attr loc, Onnx__TensorProto *t
   size_t bytes = (size_t)numel * eb;
 
   if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-    void *buf = malloc(bytes ? bytes : 1);
-    if (!buf) return kr_emit_error(ctx, loc, "%s: out of memory (%zu bytes)", what, bytes);
-    if (read_external(ctx, loc, t, dir, what, buf, bytes)) {
-      free(buf);
-      return KR_FAILURE;
-    }
+    void *buf = NULL;
+    if (read_external(ctx, loc, t, dir, what, &buf, bytes)) return KR_FAILURE;
     if (code == DT_BOOL)
       for (size_t i = 0; i < bytes; i++) ((uint8_t *)buf)[i] = ((uint8_t *)buf)[i] != 0;
     *data = buf;

@@ -271,9 +271,10 @@ kr_status kr_onnx_upgrade_node(kr_onnx_importer *I, kr_onnx_node *n) {
     return KR_SUCCESS;
   }
   if (!strcmp(op, "Slice") && v < 10) {
-    bool ok = ints_attr_to_operand(I, n, "starts", 1) & ints_attr_to_operand(I, n, "ends", 2);
+    bool starts = ints_attr_to_operand(I, n, "starts", 1);
+    bool ends = ints_attr_to_operand(I, n, "ends", 2);
     ints_attr_to_operand(I, n, "axes", 3);
-    if (!ok) {
+    if (!starts || !ends) {
       kr_onnx_error(I, n->loc, "node '%s' (Slice opset %lld): requires attributes 'starts' and 'ends'", n->name,
                     (long long)v);
       return KR_FAILURE;

@@ -36,10 +36,19 @@ typedef struct kr_onnx_import_options {
   size_t resource_threshold;
 } kr_onnx_import_options;
 
-/* Imports `path` (external data files are looked up relative to its folder).  Returns a
- * verified builtin.module owned by ctx, or NULL after reporting every problem found as a
- * diagnostic (one per unsupported operator/dtype/attribute: op type, node name, what is wrong;
- * truncated or corrupt files; dynamic dims not fixed by `shapes`).  `opts` may be NULL. */
+/* Imports `path` (external data files are looked up relative to its folder; absolute locations
+ * and `..` are refused).  Returns a verified builtin.module owned by ctx, or NULL after
+ * reporting every problem found as a diagnostic located at the model file (one per unsupported
+ * operator/dtype/attribute: op type, node name, what is wrong; truncated or corrupt files;
+ * dynamic dims not fixed by `shapes`; shape operands that are not constants, naming the graph
+ * inputs to bind).  `opts` may be NULL.
+ *
+ * Nodes are imported in topological order and each op is shape-inferred and folded as it is
+ * created, so shape sub-graphs become constants; unused ops are removed at the end.  Memory:
+ * the file is read whole, unpacked by protobuf-c under an allocation budget (8x the file size +
+ * 64 MiB) after a check that messages nest at most 64 levels, and freed; large raw_data buffers
+ * are adopted as resources, not copied.  Node locations are loc("<node name>") (unnamed nodes:
+ * "<OpType>_<index>"); the module carries `onnx.opset` and `onnx.producer`. */
 kr_op *kr_onnx_import_file(kr_context *ctx, const char *path, const kr_onnx_import_options *opts);
 
 /* Names of the graph inputs whose values decide a shape (they reach a shape operand `#` of some
@@ -48,7 +57,9 @@ kr_op *kr_onnx_import_file(kr_context *ctx, const char *path, const kr_onnx_impo
  * each, then the array).  Reports unreadable files through ctx. */
 kr_status kr_onnx_shape_inputs(kr_context *ctx, const char *path, char ***names, unsigned *count);
 
-/* Reads a serialized ONNX TensorProto (`.pb`, as in ONNX's test data) into an owned tensor. */
+/* Reads a serialized ONNX TensorProto (`.pb`, as in ONNX's test data) into an owned tensor (free
+ * it with kr_tensor_free).  Reports unreadable files, corrupt protobuf and unsupported element
+ * types (STRING, complex) at loc(path). */
 kr_status kr_onnx_read_tensor_file(kr_context *ctx, const char *path, kr_tensor *out);
 
 #ifdef __cplusplus

@@ -339,6 +339,14 @@ def cases():
     c["upsample_9"] = model(graph([node("Upsample", ["x", "sc"], ["y"], "up")],
                                   [value_info("x", FLOAT, [1, 1, 2, 2])], [anyout],
                                   [tensor("sc", FLOAT, [4], floats=[1.0, 1.0, 2.0, 2.0])]), opset=9)
+    # Node attributes holding graphs holding nodes ... 1000 levels deep (protobuf-c would recurse
+    # once per level; the importer refuses more than 64).  Built inside out by lengths alone.
+    hdrs, length = [], 0
+    for field in reversed([1, 5, 6] * 333):   # GraphProto.node, NodeProto.attribute, AttributeProto.g
+        h = key(field, 2) + varint(length)
+        hdrs.append(h)
+        length += len(h)
+    c["deep_nesting"] = model(b"".join(reversed(hdrs)))
     c["opset_18"] = model(graph([node("Relu", ["x"], ["y"], "r")], [x23], [y23]), opset=18)
     return c
 
