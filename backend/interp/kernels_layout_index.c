@@ -58,7 +58,7 @@ kr_status kr_eval_gather_elements(kr_op *op, kr_tensor *const *ins, kr_tensor *c
   char *dp = outs[0]->data;
   const char *sp = data->data;
   for (int64_t i = 0; i < ind->numel; i++, dp += eb) {
-    int64_t a;
+    int64_t a = 0;
     if (norm_index(op, kr_tensor_get_i64(ind, i), d[axis], &a)) return KR_FAILURE;
     int64_t off = 0;
     for (unsigned k = 0; k < rank; k++) off += (k == axis ? a : idx[k]) * stride[k];
@@ -92,7 +92,7 @@ kr_status kr_eval_gather_nd(kr_op *op, kr_tensor *const *ins, kr_tensor *const *
     for (int64_t j = 0; j < m; j++, dp += chunk) {
       int64_t off = bb * bstride;
       for (int64_t q = 0; q < k; q++) {
-        int64_t a;
+        int64_t a = 0;
         if (norm_index(op, kr_tensor_get_i64(ind, (bb * m + j) * k + q), d[b + q], &a)) return KR_FAILURE;
         off += a * stride[b + q];
       }

@@ -404,7 +404,10 @@ kr_status kr_op_broadcast_shapes(kr_op *op, const kr_type *types, unsigned n, in
   for (unsigned i = 0; i < n; i++)
     if (types[i]->u.shaped.rank > rank) rank = types[i]->u.shaped.rank;
   if (rank > KR_OP_MAX_RANK) return kr_op_emit_error(op, "rank %u exceeds the supported maximum %d", rank, KR_OP_MAX_RANK);
-  for (unsigned d = 0; d < rank; d++) out_dims[d] = 1;
+  /* from[d]: the operand that fixed out_dims[d] (not 1), so an error names the two operands
+   * that actually conflict rather than operand 0. */
+  unsigned from[KR_OP_MAX_RANK];
+  for (unsigned d = 0; d < rank; d++) out_dims[d] = 1, from[d] = 0;
   for (unsigned i = 0; i < n; i++) {
     unsigned r = types[i]->u.shaped.rank;
     for (unsigned d = 0; d < r; d++) {
@@ -413,9 +416,10 @@ kr_status kr_op_broadcast_shapes(kr_op *op, const kr_type *types, unsigned n, in
       if (x == *o || x == 1) continue;
       if (*o == 1) {
         *o = x;
+        from[rank - r + d] = i;
         continue;
       }
-      char *a = kr_type_to_cstr(types[0]), *b = kr_type_to_cstr(types[i]);
+      char *a = kr_type_to_cstr(types[from[rank - r + d]]), *b = kr_type_to_cstr(types[i]);
       kr_op_emit_error(op, "operands have incompatible shapes for broadcasting: '%s' and '%s'", a, b);
       free(a), free(b);
       return KR_FAILURE;

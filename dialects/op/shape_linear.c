@@ -142,7 +142,7 @@ static kr_status conv_bias(kr_op *op, kr_type x, int64_t channels) {
  * X's C must equal W's dim 1 times group, and group must divide M. */
 kr_status kr_infer_conv(kr_op *op, kr_type *results) {
   kr_type x, w;
-  unsigned nsp;
+  unsigned nsp = 0;
   if (conv_operands(op, &x, &w, &nsp)) return KR_FAILURE;
   const int64_t *dx = x->u.shaped.dims, *dw = w->u.shaped.dims;
   int64_t group = kr_op_attr_int(op, "group");
@@ -169,7 +169,7 @@ kr_status kr_infer_conv(kr_op *op, kr_type *results) {
 /* ConvTranspose-11: W is [C, M/group, k1..kn]; Y [N, M, O1..On] (conv_pool_geom). */
 kr_status kr_infer_conv_transpose(kr_op *op, kr_type *results) {
   kr_type x, w;
-  unsigned nsp;
+  unsigned nsp = 0;
   if (conv_operands(op, &x, &w, &nsp)) return KR_FAILURE;
   const int64_t *dx = x->u.shaped.dims, *dw = w->u.shaped.dims;
   int64_t group = kr_op_attr_int(op, "group");

@@ -1,5 +1,5 @@
-/* frontend/onnx/shape_inputs.c - kr_onnx_shape_inputs: the graph inputs whose *values* decide a
- * shape.  Starting at every shape operand (`#` in ops.def: Reshape's shape, Slice's starts/ends/
+/* frontend/onnx/shape_inputs.c - kr_onnx_graph_inputs (the graph's inputs by name) and
+ * kr_onnx_shape_inputs: the graph inputs whose *values* decide a shape.  Starting at every shape operand (`#` in ops.def: Reshape's shape, Slice's starts/ends/
  * axes/steps, Resize's roi/scales/sizes, Expand's shape, ...), the walk goes backwards through
  * the producing nodes to the graph inputs, except through Shape and Size, which read only their
  * operand's (static) type.  Older node forms whose shape operands sit elsewhere are covered:
@@ -36,7 +36,45 @@ static bool is_shape_operand(const Onnx__NodeProto *np, int64_t opset, const kr_
   return o->shape;
 }
 
+/* The graph inputs that are not initializers (IR < 4 lists initializers among the inputs; they
+ * are constants), in graph order, restricted to the names in `only` when it is not NULL.  A
+ * malloc'd array of malloc'd strings, NULL when out of memory. */
+static char **collect_inputs(kr_context *ctx, const Onnx__GraphProto *g, kr_hmap *only, unsigned *count) {
+  kr_hmap inits = {0};
+  for (size_t i = 0; i < g->n_initializer; i++) {
+    kr_ident id = kr_ident_cstr(ctx, g->initializer[i]->name ? g->initializer[i]->name : "");
+    bool ins;
+    kr_hmap_insert(&inits, kr_hash_ptr(id), id, &ins);
+  }
+  char **out = calloc(g->n_input + 1, sizeof *out);
+  unsigned n = 0;
+  for (size_t i = 0; out && i < g->n_input; i++) {
+    const char *nm = g->input[i]->name ? g->input[i]->name : "";
+    kr_ident id = kr_ident_cstr(ctx, nm);
+    if ((!only || kr_hmap_find(only, kr_hash_ptr(id), id)) && !kr_hmap_find(&inits, kr_hash_ptr(id), id))
+      out[n++] = strdup(nm);
+  }
+  kr_hmap_free(&inits);
+  *count = n;
+  return out;
+}
+
+kr_status kr_onnx_graph_inputs(kr_context *ctx, const char *path, char ***names, unsigned *count) {
+  *names = NULL;
+  *count = 0;
+  kr_onnx_model m;
+  if (kr_onnx_model_load(ctx, path, &m)) return KR_FAILURE;
+  unsigned n = 0;
+  char **out = collect_inputs(ctx, m.proto->graph, NULL, &n);
+  kr_onnx_model_free(&m);
+  if (!out) return kr_emit_error(ctx, kr_onnx_file_loc(ctx, path), "out of memory");
+  *names = out;
+  *count = n;
+  return KR_SUCCESS;
+}
+
 kr_status kr_onnx_shape_inputs(kr_context *ctx, const char *path, char ***names, unsigned *count) {
+  unsigned n = 0;
   *names = NULL;
   *count = 0;
   kr_onnx_model m;
@@ -79,21 +117,7 @@ kr_status kr_onnx_shape_inputs(kr_context *ctx, const char *path, char ***names,
     if (np->op_type && (!strcmp(np->op_type, "Shape") || !strcmp(np->op_type, "Size"))) continue;
     for (size_t k = 0; k < np->n_input; k++) push(&w, np->input[k]);
   }
-  /* Graph order; initializers listed among the inputs (IR < 4) are constants, not inputs. */
-  kr_hmap inits = {0};
-  for (size_t i = 0; i < g->n_initializer; i++) {
-    kr_ident id = id_of(&w, g->initializer[i]->name ? g->initializer[i]->name : "");
-    bool ins;
-    kr_hmap_insert(&inits, kr_hash_ptr(id), id, &ins);
-  }
-  char **out = calloc(g->n_input + 1, sizeof *out);
-  unsigned n = 0;
-  for (size_t i = 0; out && i < g->n_input; i++) {
-    const char *nm = g->input[i]->name ? g->input[i]->name : "";
-    kr_ident id = id_of(&w, nm);
-    if (kr_hmap_find(&w.hit, kr_hash_ptr(id), id) && !kr_hmap_find(&inits, kr_hash_ptr(id), id)) out[n++] = strdup(nm);
-  }
-  kr_hmap_free(&inits);
+  char **out = collect_inputs(ctx, g, &w.hit, &n);
   kr_hmap_free(&w.producer);
   kr_hmap_free(&w.seen);
   kr_hmap_free(&w.hit);

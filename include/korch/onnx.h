@@ -51,6 +51,11 @@ typedef struct kr_onnx_import_options {
  * "<OpType>_<index>"); the module carries `onnx.opset` and `onnx.producer`. */
 kr_op *kr_onnx_import_file(kr_context *ctx, const char *path, const kr_onnx_import_options *opts);
 
+/* Names of the graph inputs that are not initializers, in graph order: the K-th is what ONNX's
+ * test data calls input_K.pb.  *names is a malloc'd array of malloc'd strings (free each, then
+ * the array).  Reports unreadable files through ctx. */
+kr_status kr_onnx_graph_inputs(kr_context *ctx, const char *path, char ***names, unsigned *count);
+
 /* Names of the graph inputs whose values decide a shape (they reach a shape operand `#` of some
  * node, other than through Shape/Size), in graph order: a caller binds them (--bind-input) so
  * the imported graph has static shapes.  *names is a malloc'd array of malloc'd strings (free

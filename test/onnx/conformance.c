@@ -11,7 +11,7 @@
  *      atol 1e-7: onnx/backend/test/runner/__init__.py assert_similar_outputs), NaN matches NaN;
  *      integers and booleans exactly.
  * input_K.pb is the K-th graph input that is not an initializer (ONNX's test generator writes
- * them so); the names are read from model.onnx with a few lines of protobuf wire decoding.
+ * them so); kr_onnx_graph_inputs names them.
  *
  * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
  * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
@@ -113,102 +113,6 @@ static void free_names(char **names, unsigned n) {
 /* ---------------------------------------------------------------------------------------------
  * Protobuf wire format, just enough to list ModelProto.graph(7).input(11).name(1) minus
  * GraphProto.initializer(5).name(8) (onnx.proto). */
-
-typedef struct pb {
-  const unsigned char *p, *end;
-} pb;
-
-static bool pb_varint(pb *b, uint64_t *v) {
-  *v = 0;
-  for (unsigned s = 0; s < 64; s += 7) {
-    if (b->p >= b->end) return false;
-    unsigned char c = *b->p++;
-    *v |= (uint64_t)(c & 0x7f) << s;
-    if (c < 0x80) return true;
-  }
-  return false;
-}
-
-/* Next field: number, and for length-delimited fields the payload in *sub. */
-static bool pb_next(pb *b, uint32_t *field, pb *sub) {
-  uint64_t key, n;
-  if (!pb_varint(b, &key)) return false;
-  *field = (uint32_t)(key >> 3);
-  sub->p = sub->end = NULL;
-  switch (key & 7) {
-  case 0: return pb_varint(b, &n);
-  case 1:
-    if (b->end - b->p < 8) return false;
-    b->p += 8;
-    return true;
-  case 5:
-    if (b->end - b->p < 4) return false;
-    b->p += 4;
-    return true;
-  case 2:
-    if (!pb_varint(b, &n) || n > (uint64_t)(b->end - b->p)) return false;
-    sub->p = b->p;
-    sub->end = b->p + n;
-    b->p += n;
-    return true;
-  default: return false;
-  }
-}
-
-/* The string field `want` of a message, malloc'd, or NULL. */
-static char *pb_string(pb m, uint32_t want) {
-  uint32_t f;
-  pb sub;
-  char *r = NULL;
-  while (m.p < m.end && pb_next(&m, &f, &sub))
-    if (f == want && sub.p) {
-      free(r);
-      r = strndup((const char *)sub.p, (size_t)(sub.end - sub.p));
-    }
-  return r;
-}
-
-/* Names of the graph inputs that are not initializers, in order.  NULL if unreadable. */
-static char **graph_inputs(const char *model, unsigned *count) {
-  size_t len;
-  char *buf = read_file(model, &len);
-  *count = 0;
-  if (!buf) return NULL;
-  pb m = {(const unsigned char *)buf, (const unsigned char *)buf + len}, g = {0}, sub;
-  uint32_t f;
-  while (m.p < m.end && pb_next(&m, &f, &sub))
-    if (f == 7 && sub.p) g = sub;
-  char **ins = NULL, **inits = NULL;
-  unsigned nin = 0, ninit = 0;
-  if (g.p) {
-    size_t cap = (size_t)(g.end - g.p) + 1;
-    ins = calloc(cap, sizeof *ins);
-    inits = calloc(cap, sizeof *inits);
-    pb it = g;
-    while (ins && inits && it.p < it.end && pb_next(&it, &f, &sub)) {
-      if (f == 11 && sub.p) {
-        char *n = pb_string(sub, 1);
-        if (n) ins[nin++] = n;
-      } else if (f == 5 && sub.p) {
-        char *n = pb_string(sub, 8);
-        if (n) inits[ninit++] = n;
-      }
-    }
-  }
-  unsigned k = 0;
-  for (unsigned i = 0; ins && i < nin; i++) {
-    bool is_init = false;
-    for (unsigned j = 0; j < ninit && !is_init; j++) is_init = !strcmp(ins[i], inits[j]);
-    if (is_init)
-      free(ins[i]);
-    else
-      ins[k++] = ins[i];
-  }
-  free_names(inits, ninit);
-  free(buf);
-  *count = k;
-  return ins;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * One test (in the child). */
@@ -337,16 +241,11 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
   snprintf(path, sizeof path, "%s/model.onnx", dir);
   struct stat sb;
   if (stat(path, &sb) != 0) {
-    snprintf(why, cap, "no test data: %s is missing", path);
+    snprintf(why, cap, "no test data: %.1000s is missing", path);
     return false;
   }
   unsigned ngraph = 0;
-  char **ginputs = graph_inputs(path, &ngraph);
-  if (!ginputs) {
-    snprintf(why, cap, "cannot read the graph inputs of %s", path);
-    return false;
-  }
-
+  char **ginputs = NULL;
   kr_context *ctx = kr_context_create();
   capture cap_ = {.verbose = o->verbose};
   kr_ostream_init_mem(&cap_.os);
@@ -360,6 +259,7 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
   why[0] = 0;
 
   if (KR_FAILED(kr_register_core_dialects(ctx))) goto diag;
+  if (KR_FAILED(kr_onnx_graph_inputs(ctx, path, &ginputs, &ngraph))) goto diag;
   if (KR_FAILED(kr_onnx_shape_inputs(ctx, path, &shape_names, &nshape))) goto diag;
   bound = calloc(nshape + 1, sizeof *bound);
   bindings = calloc(nshape + 1, sizeof *bindings);
