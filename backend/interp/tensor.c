@@ -145,10 +145,10 @@ void kr_tensor_set_f64(kr_tensor *t, int64_t i, double v) {
     uint64_t u = v <= 0 ? 0 : v >= max ? (w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1) : (uint64_t)v;
     store_int(p, w, u);
   } else {
+    /* [-2^(w-1), 2^(w-1) - 1]; the minimum is -max - 1 so that w = 64 never negates INT64_MIN. */
     double lim = ldexp(1.0, (int)w - 1);
-    int64_t s = v >= lim ? (int64_t)((UINT64_C(1) << (w - 1)) - 1) : v < -lim ? -(int64_t)(UINT64_C(1) << (w - 1)) + 0 : (int64_t)v;
-    if (w == 64 && v >= lim) s = INT64_MAX;
-    if (w == 64 && v < -lim) s = INT64_MIN;
+    int64_t max = (int64_t)((UINT64_C(1) << (w - 1)) - 1);
+    int64_t s = v >= lim ? max : v < -lim ? -max - 1 : (int64_t)v;
     store_int(p, w, (uint64_t)s);
   }
 }

@@ -42,8 +42,9 @@ static inline kr_type kr_tensor_elem(const kr_tensor *t) { return t->type->u.sha
 
 /* Element i as double / int64 / uint64, and stores that convert from them to the element type.
  * Float -> integer stores truncate toward zero (ONNX Cast; out of range is undefined in ONNX and
- * saturates here); integer stores wrap modulo 2^width; i1 stores x != 0.  Float stores round to
- * nearest even (f16/bf16 through kr_f64_to_f16/bf16). */
+ * saturates here; NaN stores 0); integer stores wrap modulo 2^width; i1 stores x != 0.  Float
+ * stores round to nearest even (f16/bf16 through kr_f64_to_f16/bf16).  kr_tensor_get_u64 of a
+ * float element is the bit pattern of kr_tensor_get_i64's result (a negative value wraps). */
 double kr_tensor_get_f64(const kr_tensor *t, int64_t i);
 int64_t kr_tensor_get_i64(const kr_tensor *t, int64_t i);
 uint64_t kr_tensor_get_u64(const kr_tensor *t, int64_t i);

@@ -80,6 +80,8 @@ const char *kr_op_attr_string(const kr_op *op, const char *name);
 /* Number of elements; *vals points into the attribute (context-owned) or is NULL when absent
  * without default (returns 0). */
 unsigned kr_op_attr_ints(const kr_op *op, const char *name, const int64_t **vals);
+/* Float lists have no schema defaults (no ONNX opset-17 operator of the set has one): absent
+ * gives 0 and NULL. */
 unsigned kr_op_attr_floats(const kr_op *op, const char *name, const float **vals);
 kr_type kr_op_attr_type(const kr_op *op, const char *name);     /* NULL when absent */
 kr_attr kr_op_attr_tensor(const kr_op *op, const char *name);   /* dense/resource or NULL */
@@ -101,8 +103,9 @@ int64_t kr_op_constant_floats(kr_op *op, unsigned i, double *out, int64_t cap);
 
 /* ---------------------------------------------------------------------------------------------
  * Shape helpers for the infer hooks (ONNX conventions). */
-/* Normalises `axis` in [-rank, rank) (or [-rank-1, rank] when `inclusive`, for Unsqueeze-like
- * insertion) to [0, rank); reports "attribute 'axis' value A is out of range [-R, R)" at the op. */
+/* Normalises `axis` in [-rank, rank) to [0, rank) (ONNX's negative-axis rule; for Unsqueeze-like
+ * insertion pass the output rank); reports "<what> A is out of range [-R, R)" at the op, `what`
+ * naming the attribute or operand (e.g. "attribute 'axis'"). */
 kr_status kr_op_normalize_axis(kr_op *op, const char *what, int64_t axis, int64_t rank, int64_t *out);
 /* Multidirectional (numpy) broadcasting of `n` static shapes (ONNX docs/Broadcasting.md); the
  * result has max rank; reports "operands have incompatible shapes ..." at the op. */
