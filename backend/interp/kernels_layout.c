@@ -93,7 +93,19 @@ static kr_status copy_all(kr_tensor *const *ins, kr_tensor *const *outs) {
 }
 
 kr_status kr_eval_reshape(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
-  (void)op;
+  /* A `shape` computed at run time may disagree with the declared result type: each entry must
+   * give the result's dim (0 copies the input dim unless allowzero, -1 is inferred). */
+  int64_t shape[KR_OP_MAX_RANK];
+  unsigned rank = kr_tensor_rank(outs[0]);
+  int64_t n = ins[1] && ins[1]->numel <= KR_OP_MAX_RANK ? kr_layout_read_ints(op, ins[1], shape, KR_OP_MAX_RANK, "shape") : -1;
+  bool ok = n == (int64_t)rank && ins[0]->numel == outs[0]->numel;
+  bool allowzero = kr_op_attr_int(op, "allowzero") != 0;
+  for (int64_t i = 0; ok && i < n; i++) {
+    int64_t v = shape[i];
+    if (v == 0 && !allowzero) v = (unsigned)i < kr_tensor_rank(ins[0]) ? kr_tensor_dims(ins[0])[i] : -2;
+    ok = v == -1 || v == kr_tensor_dims(outs[0])[i];
+  }
+  if (!ok) return kr_op_emit_error(op, "the 'shape' operand does not give the result type");
   return copy_all(ins, outs);
 }
 
@@ -208,6 +220,11 @@ kr_status kr_eval_slice(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs
   if (kr_slice_resolve(op, kr_tensor_dims(in), rank, starts, ends, n, ta ? axes : NULL, ts ? steps : NULL, start,
                        step, count))
     return KR_FAILURE;
+  /* starts/ends/axes/steps computed at run time may disagree with the declared result type. */
+  for (unsigned d = 0; d < rank; d++)
+    if (count[d] != kr_tensor_dims(outs[0])[d])
+      return kr_op_emit_error(op, "Slice gives %lld elements on axis %u but the result has %lld", (long long)count[d],
+                              d, (long long)kr_tensor_dims(outs[0])[d]);
   if (outs[0]->numel == 0) return KR_SUCCESS;
   kr_dims_strides(kr_tensor_dims(in), rank, istride);
   size_t eb = kr_layout_elem_bytes(in);

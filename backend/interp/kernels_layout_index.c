@@ -138,6 +138,9 @@ kr_status kr_eval_one_hot(kr_op *op, kr_tensor *const *ins, kr_tensor *const *ou
   if (axis < 0) axis += rank + 1;
   int64_t depth;
   if (kr_one_hot_depth(op, kr_tensor_get_f64(ins[1], 0), &depth)) return KR_FAILURE;
+  if (kr_tensor_dims(out)[axis] != depth)
+    return kr_op_emit_error(op, "OneHot 'depth' %lld does not match the result's dim %lld at axis %lld", (long long)depth,
+                            (long long)kr_tensor_dims(out)[axis], (long long)axis);
   const int64_t *d = kr_tensor_dims(ind);
   int64_t inner = prod_range(d, (unsigned)axis, rank);
   size_t eb = kr_layout_elem_bytes(out);

@@ -45,10 +45,20 @@ static const char *fmt_dims(char *buf, size_t cap, const int64_t *v, int64_t n) 
   return buf;
 }
 
+/* The product of n static dims, or -1 when it does not fit in int64 (0 when any dim is 0). */
 static int64_t product(const int64_t *d, int64_t n) {
   int64_t p = 1;
-  for (int64_t i = 0; i < n; i++) p *= d[i];
-  return p;
+  bool overflow = false;
+  for (int64_t i = 0; i < n; i++) {
+    if (d[i] == 0) return 0;
+    if (!overflow && __builtin_mul_overflow(p, d[i], &p)) overflow = true;
+  }
+  return overflow ? -1 : p;
+}
+
+/* The error of a dimension computation that does not fit in int64. */
+static kr_status dim_overflow(kr_op *op, const char *what) {
+  return kr_op_emit_error(op, "%s does not fit in a 64-bit dimension", what);
 }
 
 static bool is_integer_type(kr_type t) {
@@ -81,11 +91,12 @@ kr_status kr_slice_resolve(kr_op *op, const int64_t *dims, unsigned rank, const 
     if (step > 0) {
       s = s < 0 ? 0 : s > dim ? dim : s;
       e = e < 0 ? 0 : e > dim ? dim : e;
-      count = e > s ? (e - s + step - 1) / step : 0;
+      count = e > s ? (e - s - 1) / step + 1 : 0; /* ceil((e - s) / step) without overflow */
     } else {
       s = s < 0 ? 0 : s > dim - 1 ? dim - 1 : s;
       e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-      count = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+      /* ceil((s - e) / -step); -step in uint64 so that step = INT64_MIN does not overflow. */
+      count = s > e ? (int64_t)((uint64_t)(s - e - 1) / (0 - (uint64_t)step)) + 1 : 0;
     }
     start_out[a] = count ? s : 0;
     step_out[a] = step;
@@ -105,7 +116,9 @@ kr_status kr_split_sizes(kr_op *op, int64_t dim, unsigned num_outputs, const int
       if (split[i] < 0)
         return kr_op_emit_error(op, "'split' values must be >= 0, got %s", fmt_dims(buf, sizeof buf, split, n));
       sizes[i] = split[i];
-      sum += split[i];
+      if (__builtin_add_overflow(sum, split[i], &sum))
+        return kr_op_emit_error(op, "'split' values %s sum to more than the split axis size %lld",
+                                fmt_dims(buf, sizeof buf, split, n), (long long)dim);
     }
     if (sum != dim)
       return kr_op_emit_error(op, "'split' values %s sum to %lld, but the split axis has size %lld",
@@ -134,10 +147,15 @@ kr_status kr_pad_check(kr_op *op, const int64_t *dims, unsigned rank, const int6
   char buf[256];
   if (n != 2 * (int64_t)rank)
     return kr_op_emit_error(op, "'pads' has %lld values, expected 2 * rank = %u", (long long)n, 2 * rank);
-  for (unsigned d = 0; d < rank; d++)
-    if (dims[d] + pads[d] + pads[rank + d] < 0)
+  for (unsigned d = 0; d < rank; d++) {
+    int64_t size;
+    if (__builtin_add_overflow(dims[d], pads[d], &size) || __builtin_add_overflow(size, pads[rank + d], &size))
+      return kr_op_emit_error(op, "pads %s make axis %u (size %lld) too large for a 64-bit dimension",
+                              fmt_dims(buf, sizeof buf, pads, n), d, (long long)dims[d]);
+    if (size < 0)
       return kr_op_emit_error(op, "pads %s crop axis %u (size %lld) below zero", fmt_dims(buf, sizeof buf, pads, n),
                               d, (long long)dims[d]);
+  }
   return KR_SUCCESS;
 }
 
@@ -157,12 +175,17 @@ kr_status kr_range_count(kr_op *op, bool is_float, double fstart, double flimit,
     return KR_SUCCESS;
   }
   if (idelta == 0) return kr_op_emit_error(op, "'delta' must not be 0");
-  /* ceil((limit - start) / delta) without leaving the integers: truncate, then round up when
-   * there is a remainder and the quotient is positive. */
-  int64_t diff = ilimit - istart;
-  int64_t q = diff / idelta;
-  if (diff % idelta != 0 && ((diff < 0) == (idelta < 0))) q++;
-  *count = q > 0 ? q : 0;
+  /* ceil((limit - start) / delta) in uint64, where the distance and |delta| cannot overflow:
+   * 0 when delta points away from limit, else (distance - 1) / |delta| + 1. */
+  if (idelta > 0 ? ilimit <= istart : ilimit >= istart) {
+    *count = 0;
+    return KR_SUCCESS;
+  }
+  uint64_t dist = idelta > 0 ? (uint64_t)ilimit - (uint64_t)istart : (uint64_t)istart - (uint64_t)ilimit;
+  uint64_t mag = idelta > 0 ? (uint64_t)idelta : 0 - (uint64_t)idelta;
+  uint64_t q = (dist - 1) / mag + 1;
+  if (q > (uint64_t)INT64_MAX) return dim_overflow(op, "the element count of Range");
+  *count = (int64_t)q;
   return KR_SUCCESS;
 }
 
@@ -179,7 +202,8 @@ kr_status kr_infer_reshape(kr_op *op, kr_type *results) {
   if (n < 0) return KR_FAILURE;
   bool allowzero = kr_op_attr_int(op, "allowzero") != 0;
   int64_t total = product(dims, rank), known = 1, infer = -1;
-  bool has_zero = false;
+  bool has_zero = false, known_overflow = false;
+  if (total < 0) return dim_overflow(op, "the element count of the input");
   char buf[256];
   for (int64_t i = 0; i < n; i++) {
     int64_t v = shape[i];
@@ -199,8 +223,11 @@ kr_status kr_infer_reshape(kr_op *op, kr_type *results) {
       }
     }
     out[i] = v;
-    known *= v;
+    if (v == 0) known = 0, known_overflow = false;
+    else if (known != 0 && !known_overflow && __builtin_mul_overflow(known, v, &known)) known_overflow = true;
   }
+  if (known_overflow)
+    return kr_op_emit_error(op, "cannot reshape %lld elements into %s", (long long)total, fmt_dims(buf, sizeof buf, shape, n));
   if (allowzero && has_zero && infer >= 0)
     return kr_op_emit_error(op, "shape %s has both 0 and -1 while allowzero = 1", fmt_dims(buf, sizeof buf, shape, n));
   if (infer >= 0) {
@@ -224,6 +251,7 @@ kr_status kr_infer_flatten(kr_op *op, kr_type *results) {
     return kr_op_emit_error(op, "attribute 'axis' value %lld is out of range [%d, %u]", (long long)axis, -(int)rank, rank);
   if (axis < 0) axis += rank;
   int64_t out[2] = {product(dims, axis), product(dims + axis, rank - axis)};
+  if (out[0] < 0 || out[1] < 0) return dim_overflow(op, "a flattened dimension");
   results[0] = make_tensor(op, out, 2, kr_type_element(t));
   return KR_SUCCESS;
 }
@@ -341,7 +369,8 @@ kr_status kr_infer_concat(kr_op *op, kr_type *results) {
       free(a), free(b);
       return KR_FAILURE;
     }
-    out[axis] += d[axis];
+    if (__builtin_add_overflow(out[axis], d[axis], &out[axis]))
+      return dim_overflow(op, "the size of the concatenated axis");
   }
   results[0] = make_tensor(op, out, rank, kr_type_element(t0));
   return KR_SUCCESS;
@@ -446,7 +475,7 @@ kr_status kr_infer_tile(kr_op *op, kr_type *results) {
   if (read_ints(op, 1, rep, rank, "repeats") < 0) return KR_FAILURE;
   for (unsigned d = 0; d < rank; d++) {
     if (rep[d] < 0) return kr_op_emit_error(op, "'repeats' value %lld for axis %u is negative", (long long)rep[d], d);
-    out[d] = dims[d] * rep[d];
+    if (__builtin_mul_overflow(dims[d], rep[d], &out[d])) return dim_overflow(op, "a tiled dimension");
   }
   results[0] = make_tensor(op, out, rank, kr_type_element(t));
   return KR_SUCCESS;
@@ -539,10 +568,13 @@ kr_status kr_infer_depth_to_space(kr_op *op, kr_type *results) {
   if (strcmp(mode, "DCR") && strcmp(mode, "CRD"))
     return kr_op_emit_error(op, "unsupported mode \"%s\" (DepthToSpace-13: DCR or CRD)", mode);
   if (rank != 4) return kr_op_emit_error(op, "input must have rank 4 (NCHW), got rank %u", rank);
-  if (b <= 0 || dims[1] % (b * b))
+  int64_t bb;
+  if (b <= 0 || __builtin_mul_overflow(b, b, &bb) || dims[1] % bb)
     return kr_op_emit_error(op, "channels (%lld) must be a multiple of blocksize^2 (blocksize %lld)", (long long)dims[1],
                             (long long)b);
-  int64_t out[4] = {dims[0], dims[1] / (b * b), dims[2] * b, dims[3] * b};
+  int64_t out[4] = {dims[0], dims[1] / bb, 0, 0};
+  if (__builtin_mul_overflow(dims[2], b, &out[2]) || __builtin_mul_overflow(dims[3], b, &out[3]))
+    return dim_overflow(op, "the output height or width");
   results[0] = make_tensor(op, out, 4, kr_type_element(t));
   return KR_SUCCESS;
 }
@@ -557,7 +589,9 @@ kr_status kr_infer_space_to_depth(kr_op *op, kr_type *results) {
   if (b <= 0 || dims[2] % b || dims[3] % b)
     return kr_op_emit_error(op, "height and width (%lld, %lld) must be multiples of blocksize %lld", (long long)dims[2],
                             (long long)dims[3], (long long)b);
-  int64_t out[4] = {dims[0], dims[1] * b * b, dims[2] / b, dims[3] / b};
+  int64_t out[4] = {dims[0], 0, dims[2] / b, dims[3] / b};
+  if (__builtin_mul_overflow(dims[1], b, &out[1]) || __builtin_mul_overflow(out[1], b, &out[1]))
+    return dim_overflow(op, "the output channel count");
   results[0] = make_tensor(op, out, 4, kr_type_element(t));
   return KR_SUCCESS;
 }
