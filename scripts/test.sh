@@ -27,7 +27,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=$type -DKORCH_WERROR=ON
 cmake --build "$build" -j "$jobs"
 # Sanitizer reports fail the run: they abort (a signal, so that `not korch-opt ...` in a lit test
 # cannot mistake a sanitizer report for the expected failure), and the leak checker is on.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
 cd "$build"
 ctest --output-on-failure -j "$jobs"

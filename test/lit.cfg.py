@@ -62,7 +62,9 @@ def sanitizer_options(var, extra):
     value = os.environ.get(var, "")
     config.environment[var] = (value + ":" if value else "") + extra
 
-sanitizer_options("ASAN_OPTIONS", "abort_on_error=1")
+# allocator_may_return_null: a tensor too large to allocate is the tools' own "cannot allocate"
+# error, as in a normal build, not an ASan abort.
+sanitizer_options("ASAN_OPTIONS", "abort_on_error=1:allocator_may_return_null=1")
 sanitizer_options("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1:abort_on_error=1")
 if "LSAN_OPTIONS" in os.environ:
     config.environment["LSAN_OPTIONS"] = os.environ["LSAN_OPTIONS"]

@@ -187,6 +187,18 @@ static kr_status exec_kernel(frame *f, kr_op *op, kr_tensor *results) {
   /* Trailing optional operands left out of the op are NULL up to the schema's operand count, so
    * a kernel may read ins[i] for every operand its ONNX signature has. */
   const kr_op_schema *schema = kr_op_get_schema(op);
+  /* The op level has static shapes: a shape operand computed at run time could contradict the
+   * declared result type the kernel writes into, so it must be a constant here (import folds
+   * shape sub-graphs; `korch-opt --canonicalize` folds hand-written ones). */
+  for (unsigned i = 0; schema && i < op->num_operands; i++) {
+    const kr_op_operand_spec *o = i < schema->num_operands ? &schema->operands[i] : &schema->operands[schema->num_operands - 1];
+    if (o->shape && kr_op_operand_present(op, i) && !kr_op_constant_operand(op, i))
+      return kr_op_emit_error(op,
+                              "operand #%u ('%s') decides the result shape and must be a constant to run: fold it "
+                              "(korch-opt --canonicalize) or bind the graph input feeding it "
+                              "(korch-translate --bind-input)",
+                              i, o->name);
+  }
   unsigned n = op->num_operands;
   if (schema && schema->max_operands != UINT32_MAX && schema->num_operands > n) n = schema->num_operands;
   kr_tensor *small[8];

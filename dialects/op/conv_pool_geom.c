@@ -1,6 +1,9 @@
 /* dialects/op/conv_pool_geom.c - sliding-window geometry of Conv, ConvTranspose and the pools
  * (ONNX opset 17; the rules are quoted in conv_pool_geom.h). */
+#include <stdlib.h>
 #include <string.h>
+
+#define KR_WINDOW_MAX ((int64_t)1 << 31)
 
 #include "dialects/op/conv_pool_geom.h"
 
@@ -52,6 +55,13 @@ static kr_status read_common(kr_op *op, const int64_t *in, const int64_t *kernel
     if (g->stride[i] < 1) return kr_op_emit_error(op, "attribute 'strides' value %lld must be positive", (long long)g->stride[i]);
     if (g->dilation[i] < 1)
       return kr_op_emit_error(op, "attribute 'dilations' value %lld must be positive", (long long)g->dilation[i]);
+    /* Window arithmetic ((k-1)*d+1, n+pads, out*stride) must stay far from int64 overflow; no
+     * real window is anywhere near 2^31. */
+    if (kernel[i] > KR_WINDOW_MAX || g->stride[i] > KR_WINDOW_MAX || g->dilation[i] > KR_WINDOW_MAX ||
+        pads[i] > KR_WINDOW_MAX || pads[i] < -KR_WINDOW_MAX || pads[nsp + i] > KR_WINDOW_MAX ||
+        pads[nsp + i] < -KR_WINDOW_MAX || in[i] > KR_WINDOW_MAX)
+      return kr_op_emit_error(op, "window geometry on spatial axis %u exceeds %lld (kernel, strides, dilations, pads "
+                              "and input size are limited to 2^31)", i, (long long)KR_WINDOW_MAX);
   }
   return KR_SUCCESS;
 }

@@ -138,7 +138,12 @@ static kr_type input_type(kr_onnx_importer *I, const Onnx__ValueInfoProto *vi, k
         return NULL;
       }
     }
-    return kr_type_tensor(I->ctx, g->dims, g->rank, d.elem);
+    kr_type t = kr_type_tensor(I->ctx, g->dims, g->rank, d.elem);
+    if (kr_type_num_elements(t) < 0) {
+      kr_onnx_error(I, loc, "--input-shape %s: more elements than int64 can count", name);
+      return NULL;
+    }
+    return t;
   }
   if (!d.has_shape) {
     kr_onnx_error(I, loc, "input '%s' has no declared shape; fix it with --input-shape %s=<d0>x<d1>...", name, name);
@@ -155,7 +160,12 @@ static kr_type input_type(kr_onnx_importer *I, const Onnx__ValueInfoProto *vi, k
                     d.dyn_axis, hint);
     return NULL;
   }
-  return kr_type_tensor(I->ctx, d.dims, d.rank, d.elem);
+  kr_type t = kr_type_tensor(I->ctx, d.dims, d.rank, d.elem);
+  if (kr_type_num_elements(t) < 0) {
+    kr_onnx_error(I, loc, "input '%s' has more elements than int64 can count", name);
+    return NULL;
+  }
+  return t;
 }
 
 /* A bound input: its value, checked against the declared type. */
@@ -299,6 +309,41 @@ static kr_walk_result strip_loc(kr_op *op, void *user) {
   return KR_WALK_ADVANCE;
 }
 
+/* ONNX IR.md "Names Within a Graph": every value name is assigned once: graph inputs,
+ * initializers and node outputs are all distinct (an initializer may share its name with a graph
+ * input: IR < 4 lists initializers among the inputs).  A second assignment would otherwise
+ * silently win. */
+static void check_single_assignment(kr_onnx_importer *I, const Onnx__GraphProto *g, kr_attr file_loc) {
+  kr_hmap seen = {0};   /* ident -> kind + 1: 1 input, 2 initializer, 3 node output */
+  static const char *const kinds[] = {"", "a graph input", "an initializer", "a node output"};
+  for (int kind = 1; kind <= 3; kind++) {
+    size_t n = kind == 1 ? g->n_input : kind == 2 ? g->n_initializer : g->n_node;
+    for (size_t i = 0; i < n; i++) {
+      size_t nout = kind == 3 ? g->node[i]->n_output : 1;
+      for (size_t k = 0; k < nout; k++) {
+        const char *nm = kind == 1 ? g->input[i]->name : kind == 2 ? g->initializer[i]->name : g->node[i]->output[k];
+        if (kind == 3 && (!nm || !*nm)) continue;   /* an omitted optional output */
+        if (!nm || !*nm) {
+          kr_onnx_error(I, file_loc, "%s has an empty name", kinds[kind]);
+          continue;
+        }
+        kr_ident id = kr_ident_cstr(I->ctx, nm);
+        bool ins;
+        kr_hmap_entry *e = kr_hmap_insert(&seen, kr_hash_ptr(id), id, &ins);
+        if (ins) {
+          e->value = (void *)(uintptr_t)kind;
+          continue;
+        }
+        int prev = (int)(uintptr_t)e->value;
+        if (prev == 1 && kind == 2) continue;
+        kr_onnx_error(I, kr_loc_name(I->ctx, nm, strlen(nm), file_loc), "'%s' is defined twice: as %s and as %s", nm,
+                      kinds[prev], kinds[kind]);
+      }
+    }
+  }
+  kr_hmap_free(&seen);
+}
+
 static int64_t default_opset(const Onnx__ModelProto *m, bool *found) {
   *found = false;
   int64_t v = 1;
@@ -355,6 +400,8 @@ static kr_op *import_graph(kr_onnx_importer *I) {
   if (I->opset > KR_ONNX_MAX_OPSET)
     kr_onnx_error(I, file_loc, "default-domain opset %lld is newer than %d, the newest korch imports",
                   (long long)I->opset, KR_ONNX_MAX_OPSET);
+  if (found && I->opset < 1)
+    kr_onnx_error(I, file_loc, "default-domain opset %lld is invalid (opsets start at 1)", (long long)I->opset);
   if (I->opset < 1) I->opset = 1;
 
   kr_region *body_region = kr_region_create(ctx);
@@ -386,6 +433,8 @@ static kr_op *import_graph(kr_onnx_importer *I) {
                   g->sparse_initializer[0]->values && g->sparse_initializer[0]->values->name
                       ? g->sparse_initializer[0]->values->name
                       : "?");
+
+  check_single_assignment(I, g, file_loc);
 
   /* Arguments and bound inputs. */
   kr_vec arg_attrs = {0}, arg_types = {0};

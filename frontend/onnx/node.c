@@ -450,6 +450,15 @@ void kr_onnx_import_node(kr_onnx_importer *I, const Onnx__NodeProto *np, unsigne
   }
   n.num_raw = (unsigned)np->n_attribute;
   n.raw = (const Onnx__AttributeProto **)np->attribute;
+  /* ONNX IR.md: attribute names are unique within a node (the checker rejects repeats). */
+  for (unsigned i = 0; i < n.num_raw; i++)
+    for (unsigned j = 0; j < i; j++)
+      if (n.raw[i]->name && n.raw[j]->name && !strcmp(n.raw[i]->name, n.raw[j]->name)) {
+        kr_onnx_error(I, n.loc, "node '%s' (%s): attribute '%s' is given twice", n.name, n.op_type, n.raw[i]->name);
+        poison_outputs(I, np);
+        kr_vec_free(&n.operands);
+        return;
+      }
   n.dropped = calloc(n.num_raw + 1, sizeof(bool));
   unsigned nres = 0;
   for (size_t i = 0; i < np->n_output; i++)

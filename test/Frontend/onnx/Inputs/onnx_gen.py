@@ -348,6 +348,15 @@ def cases():
         length += len(h)
     c["deep_nesting"] = model(b"".join(reversed(hdrs)))
     c["opset_18"] = model(graph([node("Relu", ["x"], ["y"], "r")], [x23], [y23]), opset=18)
+    # What the ONNX checker rejects: opset 0, a name assigned twice, an attribute given twice,
+    # an input whose element count overflows int64.
+    c["opset_0"] = model(graph([node("Relu", ["x"], ["y"], "r")], [x23], [y23]), opset=0)
+    c["dup_output"] = model(graph([node("Relu", ["x"], ["y"], "r1"), node("Neg", ["x"], ["y"], "r2")], [x23], [y23]))
+    c["dup_input"] = model(graph([node("Relu", ["x"], ["y"], "r")], [x23, x23], [y23]))
+    c["dup_attr"] = model(graph([node("Softmax", ["x"], ["y"], "s", attrs=[attr_i("axis", 1), attr_i("axis", 0)])],
+                                [x23], [y23]))
+    c["huge_input"] = model(graph([node("Relu", ["x"], ["y"], "r")],
+                                  [value_info("x", FLOAT, [1 << 40, 1 << 40])], [value_info("y", FLOAT, None)]))
     return c
 
 
