@@ -164,6 +164,13 @@ static int parse_args(int argc, char **argv, options *o, bool *help) {
       if (!eq || eq == v || !parse_dims(eq + 1, &s))
         return bad_usage("--input-shape expects NAME=DIMS such as x=1x3x224x224, got '%s'", v);
       s.name = strndup(v, (size_t)(eq - v));
+      for (size_t k = 0; k < o->shapes.len; k++)
+        if (!strcmp(KR_VEC_AT(&o->shapes, kr_onnx_input_shape, k).name, s.name)) {
+          int rc = bad_usage("--input-shape %s: given twice", s.name);
+          free((void *)s.name);
+          free((void *)s.dims);
+          return rc;
+        }
       KR_VEC_PUSH(&o->shapes, kr_onnx_input_shape, s);
     } else if ((v = flag_value(argc, argv, &i, "--bind-input"))) {
       const char *eq = strchr(v, '=');
