@@ -55,6 +55,11 @@ static double to_original(enum ctm m, double x, double scale, int64_t in, int64_
 /* The taps of one output coordinate (see the file comment). */
 static tap_set make_taps(double x, unsigned n, int mode, enum nearest nm, double A, bool exclude, int64_t in) {
   tap_set t = {0};
+  /* Far outside the input every tap clamps to an edge pixel, so clamping x there changes nothing,
+   * and keeps floor(x) convertible to int64 (a huge or infinite ROI; NaN goes to the low edge). */
+  double lim = (double)in + 16.0;
+  if (!(x > -16.0)) x = -16.0;
+  if (x > lim) x = lim;
   double fl = floor(x);
   double ratio = x == fl ? 1.0 : x - fl;
   t.base = x == fl ? (int64_t)fl - (int64_t)(n / 2) : (int64_t)fl - (int64_t)(n / 2 - 1);

@@ -6,6 +6,8 @@
 
 #include "korch/interp.h"
 
+static const int64_t kr_tensor_empty_storage = 0;
+
 kr_status kr_tensor_alloc(kr_tensor *t, kr_type type) {
   memset(t, 0, sizeof *t);
   if (!type || type->kind != KR_TYPE_TENSOR || !kr_type_has_static_shape(type)) return KR_FAILURE;
@@ -40,6 +42,8 @@ kr_status kr_tensor_from_attr(kr_tensor *t, kr_attr value) {
     }
     if (value->u.dense.size != (size_t)n * eb) return KR_FAILURE;
     t->data = (void *)value->u.dense.data;
+    /* A zero-size tensor still gets a valid pointer: kernels may memcpy 0 bytes from it. */
+    if (!t->data) t->data = (void *)&kr_tensor_empty_storage;
   } else if (value->kind == KR_ATTR_RESOURCE) {
     if (!value->u.resource || value->u.resource->size != (size_t)n * eb) return KR_FAILURE;
     t->data = (void *)value->u.resource->data;

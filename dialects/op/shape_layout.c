@@ -98,6 +98,7 @@ kr_status kr_slice_resolve(kr_op *op, const int64_t *dims, unsigned rank, const 
       /* ceil((s - e) / -step); -step in uint64 so that step = INT64_MIN does not overflow. */
       count = s > e ? (int64_t)((uint64_t)(s - e - 1) / (0 - (uint64_t)step)) + 1 : 0;
     }
+    if (dim == 0) count = 0;   /* the clamping range [0, dim - 1] of a negative step is empty */
     start_out[a] = count ? s : 0;
     step_out[a] = step;
     count_out[a] = count;
