@@ -5,6 +5,7 @@
 
 #include "dialects/dialect_util.h"
 #include "dialects/op/conv_pool_geom.h"
+#include "dialects/op/shape_elementwise.h"
 #include "dialects/op/einsum.h"
 
 static kr_type tensor_of(kr_op *op, const int64_t *dims, unsigned rank, kr_type elem) {
@@ -26,6 +27,9 @@ static kr_status same_elem(kr_op *op, kr_type a, kr_type b, unsigned i, unsigned
 /* MatMul-13: numpy matmul.  A 1-D A is [1, K] and a 1-D B is [K, 1], the added axis being
  * removed from the result; the batch axes (all but the last two) broadcast. */
 kr_status kr_infer_mat_mul(kr_op *op, kr_type *results) {
+  /* ONNX MatMul-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
   kr_type a, b;
   if (kr_op_operand_tensor(op, 0, &a) || kr_op_operand_tensor(op, 1, &b) || same_elem(op, a, b, 0, 1))
     return KR_FAILURE;
@@ -63,6 +67,9 @@ kr_status kr_infer_mat_mul(kr_op *op, kr_type *results) {
 /* Gemm-13: Y[M, N] = alpha * op(A) * op(B) + beta * C, A and B 2-D, C unidirectionally
  * broadcastable to [M, N]. */
 kr_status kr_infer_gemm(kr_op *op, kr_type *results) {
+  /* ONNX Gemm-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
   kr_type a, b, c;
   if (kr_op_operand_tensor(op, 0, &a) || kr_op_operand_tensor(op, 1, &b) || same_elem(op, a, b, 0, 1))
     return KR_FAILURE;
@@ -141,6 +148,9 @@ static kr_status conv_bias(kr_op *op, kr_type x, int64_t channels) {
 /* Conv-11: Y [N, M, O1..On], O from conv_pool_geom (auto_pad, pads, strides, dilations);
  * X's C must equal W's dim 1 times group, and group must divide M. */
 kr_status kr_infer_conv(kr_op *op, kr_type *results) {
+  /* ONNX Conv-11 T: float types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_FLOAT, &elem_check)) return KR_FAILURE;
   kr_type x, w;
   unsigned nsp = 0;
   if (conv_operands(op, &x, &w, &nsp)) return KR_FAILURE;
@@ -168,6 +178,9 @@ kr_status kr_infer_conv(kr_op *op, kr_type *results) {
 
 /* ConvTranspose-11: W is [C, M/group, k1..kn]; Y [N, M, O1..On] (conv_pool_geom). */
 kr_status kr_infer_conv_transpose(kr_op *op, kr_type *results) {
+  /* ONNX ConvTranspose-11 T: float types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_FLOAT, &elem_check)) return KR_FAILURE;
   kr_type x, w;
   unsigned nsp = 0;
   if (conv_operands(op, &x, &w, &nsp)) return KR_FAILURE;

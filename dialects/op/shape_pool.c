@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dialects/op/conv_pool_geom.h"
+#include "dialects/op/shape_elementwise.h"
 
 /* X [N, C, D1..Dn] with n = len(kernel_shape) >= 1: the output [N, C, O1..On] of the window
  * geometry (auto_pad, pads, strides, dilations, ceil_mode). */
@@ -27,6 +28,9 @@ static kr_status infer_window_pool(kr_op *op, kr_type *out) {
 
 /* MaxPool-12: Y as above; Indices (optional) the same shape, i64. */
 kr_status kr_infer_max_pool(kr_op *op, kr_type *results) {
+  /* ONNX MaxPool-12 T: float types, int8, uint8 (wider integers accepted). */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_FLOAT | KR_EW_SINT | KR_EW_UINT, &elem_check)) return KR_FAILURE;
   if (infer_window_pool(op, &results[0])) return KR_FAILURE;
   if (op->num_results > 1) {
     kr_type y = results[0];
@@ -39,7 +43,12 @@ kr_status kr_infer_max_pool(kr_op *op, kr_type *results) {
 }
 
 /* AveragePool-11. */
-kr_status kr_infer_average_pool(kr_op *op, kr_type *results) { return infer_window_pool(op, &results[0]); }
+kr_status kr_infer_average_pool(kr_op *op, kr_type *results) {
+  /* ONNX AveragePool-11 T: float types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_FLOAT, &elem_check)) return KR_FAILURE;
+  return infer_window_pool(op, &results[0]);
+}
 
 /* GlobalAveragePool-1 / GlobalMaxPool-1: X [N, C, D1..Dn] -> [N, C, 1, .., 1]. */
 static kr_status infer_global_pool(kr_op *op, kr_type *results) {
@@ -53,6 +62,16 @@ static kr_status infer_global_pool(kr_op *op, kr_type *results) {
   return KR_SUCCESS;
 }
 
-kr_status kr_infer_global_average_pool(kr_op *op, kr_type *results) { return infer_global_pool(op, results); }
+kr_status kr_infer_global_average_pool(kr_op *op, kr_type *results) {
+  /* ONNX GlobalAveragePool-1 T: float types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_FLOAT, &elem_check)) return KR_FAILURE;
+  return infer_global_pool(op, results);
+}
 
-kr_status kr_infer_global_max_pool(kr_op *op, kr_type *results) { return infer_global_pool(op, results); }
+kr_status kr_infer_global_max_pool(kr_op *op, kr_type *results) {
+  /* ONNX GlobalMaxPool-1 T: float types; integers accepted as MaxPool-12 accepts int8/uint8. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_FLOAT | KR_EW_SINT | KR_EW_UINT, &elem_check)) return KR_FAILURE;
+  return infer_global_pool(op, results);
+}

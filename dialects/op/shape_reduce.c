@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dialects/op/shape_elementwise.h"
 #include "dialects/op/shape_reduce.h"
 
 kr_status kr_axes_to_mask(kr_op *op, const char *what, const int64_t *axes, int64_t n, unsigned rank, bool *mask) {
@@ -80,16 +81,66 @@ static kr_status infer_reduce(kr_op *op, kr_type *results) {
   return KR_SUCCESS;
 }
 
-kr_status kr_infer_reduce_sum(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_mean(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_max(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_min(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_prod(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_sum_square(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_l1(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_l2(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_log_sum(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
-kr_status kr_infer_reduce_log_sum_exp(kr_op *op, kr_type *results) { return infer_reduce(op, results); }
+kr_status kr_infer_reduce_sum(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_mean(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_max(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_min(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_prod(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_sum_square(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_l1(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_l2(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_log_sum(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
+kr_status kr_infer_reduce_log_sum_exp(kr_op *op, kr_type *results) {
+  /* ONNX Reduce*-13 T: numeric types, not bool. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_reduce(op, results);
+}
 
 /* ArgMax/ArgMin-13: i64 indices; dimension `axis` becomes 1 or is dropped.  An empty axis has
  * no extremum (ONNX leaves it undefined): an error. */
@@ -113,12 +164,25 @@ static kr_status infer_arg(kr_op *op, kr_type *results) {
   return KR_SUCCESS;
 }
 
-kr_status kr_infer_arg_max(kr_op *op, kr_type *results) { return infer_arg(op, results); }
-kr_status kr_infer_arg_min(kr_op *op, kr_type *results) { return infer_arg(op, results); }
+kr_status kr_infer_arg_max(kr_op *op, kr_type *results) {
+  /* ONNX ArgMax-13 T: numeric types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_arg(op, results);
+}
+kr_status kr_infer_arg_min(kr_op *op, kr_type *results) {
+  /* ONNX ArgMin-13 T: numeric types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
+  return infer_arg(op, results);
+}
 
 /* CumSum-14: y has x's type.  `axis` is a 0-d (or one-element 1-D) integer tensor in
  * [-rank, rank); checked here when it is a constant (the result shape does not depend on it). */
 kr_status kr_infer_cum_sum(kr_op *op, kr_type *results) {
+  /* ONNX CumSum-14 T: numeric types. */
+  kr_type elem_check;
+  if (kr_ew_operand(op, 0, KR_EW_NUMERIC, &elem_check)) return KR_FAILURE;
   kr_type x, a;
   if (kr_op_operand_tensor(op, 0, &x) || kr_op_operand_tensor(op, 1, &a)) return KR_FAILURE;
   if (a->u.shaped.rank > 1 || kr_type_num_elements(a) != 1 || a->u.shaped.elem->kind != KR_TYPE_INTEGER)
