@@ -70,7 +70,10 @@ static kr_status infer_reduce(kr_op *op, kr_type *results) {
   unsigned rank = x->u.shaped.rank;
   bool mask[KR_OP_MAX_RANK], noop;
   if (kr_reduce_axes(op, rank, NULL, mask, &noop)) return KR_FAILURE;
-  bool keep = kr_op_attr_int(op, "keepdims") != 0;
+  int64_t keepdims = kr_op_attr_int(op, "keepdims");
+  if (keepdims != 0 && keepdims != 1)
+    return kr_op_emit_error(op, "attribute 'keepdims' must be 0 or 1, got %lld", (long long)keepdims);
+  bool keep = keepdims != 0;
   int64_t dims[KR_OP_MAX_RANK];
   unsigned n = 0;
   for (unsigned d = 0; d < rank; d++) {
@@ -152,7 +155,10 @@ static kr_status infer_arg(kr_op *op, kr_type *results) {
   if (kr_op_normalize_axis(op, "attribute 'axis' value", kr_op_attr_int(op, "axis"), rank, &axis)) return KR_FAILURE;
   if (x->u.shaped.dims[axis] == 0)
     return kr_op_emit_error(op, "cannot take the index of an extremum over the empty dimension %lld", (long long)axis);
-  bool keep = kr_op_attr_int(op, "keepdims") != 0;
+  int64_t keepdims = kr_op_attr_int(op, "keepdims");
+  if (keepdims != 0 && keepdims != 1)
+    return kr_op_emit_error(op, "attribute 'keepdims' must be 0 or 1, got %lld", (long long)keepdims);
+  bool keep = keepdims != 0;
   int64_t dims[KR_OP_MAX_RANK];
   unsigned n = 0;
   for (unsigned d = 0; d < rank; d++) {
