@@ -174,10 +174,9 @@ names in snake_case under `op.` (`Conv` -> `op.conv`, `ReduceMean` -> `op.reduce
   inference gives ...`).  Shape inference reports the ONNX rule it found broken at the op.
 - **Folding.**  Every op is pure and constant-folds by running its CPU kernel on constant
   operands (`dialects/op/fold.c`; results up to 2^22 elements), so the interpreter is the single
-  definition of each op's numerics.
-- **Canonicalization** (`dialects/op/canonicalize.c`, run by `--canonicalize`): `op.shape` /
-  `op.size` of a static type become constants (after which exporters' shape sub-graphs fold);
-  Reshape's `shape`, Expand's `shape` and ConstantOfShape's `input` become the result dims;
+  definition of each op's numerics.  `op.shape` / `op.size` fold from their operand's static
+  type, constant or not (after which exporters' shape sub-graphs fold).
+- **Canonicalization** (`dialects/op/canonicalize.c`, run by `--canonicalize`): Reshape's `shape`, Expand's `shape` and ConstantOfShape's `input` become the result dims;
   Squeeze/Unsqueeze with run-time axes become Reshape; no-op ops forward their operand (Identity,
   inference Dropout, Reshape/Flatten/Squeeze/Unsqueeze/Expand/Tile/Cast/CastLike/Split keeping
   the type, single-input Concat/Sum/Max/Min/Mean, identity Transpose, Slice of everything, Pad by

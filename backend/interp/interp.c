@@ -184,8 +184,6 @@ static kr_status exec_kernel(frame *f, kr_op *op, kr_tensor *results) {
   if (!op->def) return kr_op_emit_error(op, "is not registered: the interpreter cannot run it");
   if (!h || !h->eval) return kr_op_emit_error(op, "is not supported by the interpreter (no CPU reference kernel)");
   if (op->num_regions) return kr_op_emit_error(op, "has regions: the interpreter runs region-free ops only");
-  /* Trailing optional operands left out of the op are NULL up to the schema's operand count, so
-   * a kernel may read ins[i] for every operand its ONNX signature has. */
   const kr_op_schema *schema = kr_op_get_schema(op);
   /* The op level has static shapes: a shape operand computed at run time could contradict the
    * declared result type the kernel writes into, so it must be a constant here (import folds
@@ -199,12 +197,11 @@ static kr_status exec_kernel(frame *f, kr_op *op, kr_tensor *results) {
                               "(korch-translate --bind-input)",
                               i, o->name);
   }
+  /* kr_interp_eval_op passes NULL for trailing omitted optional operands. */
   unsigned n = op->num_operands;
-  if (schema && schema->max_operands != UINT32_MAX && schema->num_operands > n) n = schema->num_operands;
   kr_tensor *small[8];
   kr_tensor **ins = n <= 8 ? small : calloc(n, sizeof *ins);
   if (!ins) return kr_op_emit_error(op, "out of memory");
-  for (unsigned i = op->num_operands; i < n; i++) ins[i] = NULL;
   kr_status st = gather(f, op, ins);
   if (!st) st = kr_interp_eval_op(op, ins, results);
   if (ins != small) free(ins);

@@ -151,50 +151,6 @@ static kr_status replace_with_reshape(kr_rewriter *rw, kr_op *at, kr_value x) {
 static bool named(kr_op *op, const char *name) { return op && !strcmp(op->name, name); }
 
 /* ---------------------------------------------------------------------------------------------
- * Shape and Size of a static type are constants (ONNX Shape-15: start/end clamp to [0, rank]). */
-
-static kr_status shape_to_constant(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || op->num_results != 1) return KR_FAILURE;
-  kr_type t = operand_type(op, 0);
-  if (!is_static_tensor(t)) return KR_FAILURE;
-  int64_t rank = t->u.shaped.rank;
-  int64_t start = kr_op_attr_int(op, "start");
-  int64_t end = kr_op_attr_present(op, "end") ? kr_op_attr_int(op, "end") : rank;
-  if (start < 0) start += rank;
-  if (end < 0) end += rank;
-  start = start < 0 ? 0 : start > rank ? rank : start;
-  end = end < 0 ? 0 : end > rank ? rank : end;
-  int64_t n = end > start ? end - start : 0;
-  kr_attr want = i64_attr(kr_op_context(op), t->u.shaped.dims + start, (unsigned)n);
-  /* Any other declared type is the verifier's to report. */
-  if (!want || result_type(op, 0) != want->type) return KR_FAILURE;
-  kr_value c = i64_constant(rw, op, t->u.shaped.dims + start, (unsigned)n);
-  if (!c) return KR_FAILURE;
-  kr_rewriter_replace_op(rw, op, &c);
-  return KR_SUCCESS;
-}
-
-static kr_status size_to_constant(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || op->num_results != 1) return KR_FAILURE;
-  kr_type t = operand_type(op, 0), rt = result_type(op, 0);
-  kr_context *ctx = kr_op_context(op);
-  int64_t n = kr_type_num_elements(t);
-  if (!is_static_tensor(t) || n < 0 || rt != kr_type_tensor(ctx, NULL, 0, kr_type_integer(ctx, 64, KR_SIGNLESS)))
-    return KR_FAILURE;
-  kr_op_state st;
-  kr_op_state_init(&st, ctx, KR_OP_CONSTANT, op->loc);
-  kr_op_state_add_attr(&st, "value", kr_attr_dense(ctx, rt, &n, sizeof n));
-  kr_op_state_add_results(&st, &rt, 1);
-  kr_rewriter_set_insertion_point_before(rw, op);
-  kr_op *c = kr_rewriter_create(rw, &st);
-  kr_op_state_free(&st);
-  if (!c) return KR_FAILURE;
-  kr_value v = kr_op_result(c, 0);
-  kr_rewriter_replace_op(rw, op, &v);
-  return KR_SUCCESS;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Shape operands implied by the static result type. */
 
 /* Replaces operand i of `op` by the i64 constant `dims` unless it already is exactly that. */
@@ -616,8 +572,6 @@ static kr_status concat_flatten(kr_rewriter *rw, kr_op *op) {
 
 #define P(name, root, fn) {name, root, 1, fn}
 const kr_pattern kr_op_canonical_patterns[] = {
-    P("op-shape-to-constant", "op.shape", shape_to_constant),
-    P("op-size-to-constant", "op.size", size_to_constant),
     P("op-reshape-canonical-shape", "op.reshape", reshape_canonical_shape),
     P("op-expand-canonical-shape", "op.expand", expand_canonical_shape),
     P("op-constant-of-shape-canonical-shape", "op.constant_of_shape", constant_of_shape_canonical_shape),

@@ -4,12 +4,38 @@
  * (Shape -> Gather -> Unsqueeze -> Concat -> Reshape, ConstantOfShape, Range, ...) once their
  * inputs are static. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "dialects/op/op_impl.h"
+#include "dialects/op/shape_layout.h"
+
+/* Shape-15 and Size-13 depend only on their operand's static type, not on its value, so they
+ * fold whether or not the operand is a constant (the importer and --canonicalize both reach this
+ * through the fold hook).  NULL when the types are not the static ones shape inference gives. */
+static kr_attr fold_from_type(kr_op *op) {
+  bool shape = !strcmp(op->name, "op.shape");
+  if ((!shape && strcmp(op->name, "op.size")) || op->num_operands != 1 || op->num_results != 1) return NULL;
+  kr_type in = kr_value_type(kr_op_operand(op, 0)), rt = kr_value_type(kr_op_result(op, 0));
+  if (in->kind != KR_TYPE_TENSOR || !kr_type_has_static_shape(in) || rt->kind != KR_TYPE_TENSOR ||
+      !kr_type_has_static_shape(rt) || !kr_type_is_integer(kr_type_element(rt), 64))
+    return NULL;
+  kr_context *ctx = kr_op_context(op);
+  if (!shape) {
+    int64_t n = kr_type_num_elements(in);
+    return n >= 0 && kr_type_num_elements(rt) == 1 ? kr_attr_dense(ctx, rt, &n, sizeof n) : NULL;
+  }
+  int64_t start, end;
+  kr_shape_range(op, in->u.shaped.rank, &start, &end);
+  int64_t n = end > start ? end - start : 0;
+  if (kr_type_num_elements(rt) != n) return NULL;
+  static const int64_t zero;
+  return kr_attr_dense(ctx, rt, n ? (const void *)(in->u.shaped.dims + start) : &zero, (size_t)n * sizeof(int64_t));
+}
 
 kr_status kr_op_fold_generic(kr_op *op, const kr_attr *operands, kr_fold_result *results) {
   const kr_op_schema *s = kr_op_get_schema(op);
   if (!s || op->num_results > 64 || op->num_operands > 64) return KR_FAILURE;
+  if ((results[0].attr = fold_from_type(op))) return KR_SUCCESS;
   for (unsigned i = 0; i < op->num_operands; i++)
     if (!operands[i] && kr_op_operand_present(op, i)) return KR_FAILURE;
   int64_t total = 0;

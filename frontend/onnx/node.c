@@ -170,48 +170,17 @@ static kr_attr maybe_resource(kr_onnx_importer *I, kr_attr a, const char *name) 
   return r ? r : a;
 }
 
-/* Shape (ONNX Shape-15: dims[start:end], negative bounds count from the back, then clamped to
- * [0, rank]) and Size depend only on the operand's static type, so they fold whether or not the
- * operand is a constant; the generic folder needs constant operands. */
-static kr_attr fold_shape_like(kr_op *op) {
-  bool shape = !strcmp(op->name, "op.shape");
-  if ((!shape && strcmp(op->name, "op.size")) || op->num_operands != 1) return NULL;
-  kr_type in = kr_value_type(kr_op_operand(op, 0)), rt = kr_value_type(kr_op_result(op, 0));
-  if (!kr_type_has_static_shape(in) || !kr_type_has_static_shape(rt)) return NULL;
-  int64_t rank = in->u.shaped.rank;
-  if (!shape) {
-    int64_t n = kr_type_num_elements(in);
-    return kr_attr_dense(kr_op_context(op), rt, &n, sizeof n);
-  }
-  int64_t start = kr_op_attr_int(op, "start"), end = kr_op_attr_present(op, "end") ? kr_op_attr_int(op, "end") : rank;
-  if (start < 0) start += rank;
-  if (end < 0) end += rank;
-  start = start < 0 ? 0 : start > rank ? rank : start;
-  end = end < 0 ? 0 : end > rank ? rank : end;
-  int64_t n = end > start ? end - start : 0;
-  if (kr_type_num_elements(rt) != n) return NULL;
-  static const int64_t zero;
-  return kr_attr_dense(kr_op_context(op), rt, n ? (const void *)(in->u.shaped.dims + start) : &zero,
-                       (size_t)n * sizeof(int64_t));
-}
-
-/* Folds `op` when all its present operands are constants: fills results[] with constants (or
- * values the fold returned) and erases op.  Returns whether it folded. */
+/* Folds `op` through its fold hook (on constant operands, or on types alone for Shape/Size):
+ * fills results[] with constants (or values the fold returned) and erases op.  Returns whether
+ * it folded. */
 static bool try_fold(kr_onnx_importer *I, kr_op *op, const kr_onnx_node *n, kr_value *results) {
-  kr_attr sl = fold_shape_like(op);
-  if (sl) {
-    results[0] = make_constant(I, sl, op->loc);
-    kr_op_erase(op);
-    return true;
-  }
   if (!op->def || !op->def->fold || kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE) || op->num_operands > 64 ||
       op->num_results > 64)
     return false;
+  /* Non-constant operands are NULL, as the greedy driver passes them: folds that need only
+   * types (Shape, Size) still fold. */
   kr_attr cst[64];
-  for (unsigned i = 0; i < op->num_operands; i++) {
-    cst[i] = kr_op_constant_operand(op, i);
-    if (!cst[i] && kr_op_operand_present(op, i)) return false;
-  }
+  for (unsigned i = 0; i < op->num_operands; i++) cst[i] = kr_op_constant_operand(op, i);
   kr_fold_result fr[64];
   memset(fr, 0, sizeof(kr_fold_result) * op->num_results);
   if (op->def->fold(op, cst, fr)) return false;
