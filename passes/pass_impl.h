@@ -111,7 +111,11 @@ void kr__collect_symbol_refs(kr_attr a, kr_vec *out);
 extern const kr_pass_def kr_canonicalize_pass;
 extern const kr_pass_def kr_cse_pass;
 extern const kr_pass_def kr_dce_pass;
+extern const kr_pass_def kr_op_to_prim_pass;       /* passes/fission/op_to_prim.c */
 extern const kr_pass_def kr_symbol_dce_pass;
 extern const kr_pass_def kr_inline_pass;
+/* passes/prim/: Korch's algebraic rewrites of the primitive graph (docs/Passes.md). */
+extern const kr_pass_def kr_prim_reduce_as_matvec_pass;
+extern const kr_pass_def kr_prim_normalize_after_matmul_pass;
 
 #endif

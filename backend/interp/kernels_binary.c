@@ -10,6 +10,7 @@
 
 #include "backend/interp/broadcast.h"
 #include "backend/interp/elementwise.h"
+#include "backend/interp/prim_shared.h"
 #include "dialects/op/op_impl.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -174,6 +175,10 @@ kr_status kr_eval_mod(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) 
   return binary(op, ins, outs, kr_op_attr_int(op, "fmod") ? &fmod_fns : &pymod_fns);
 }
 
+kr_status kr_interp_rem(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  return binary(op, ins, outs, &fmod_fns);
+}
+
 /* PRelu-16: slope broadcast to X (unidirectional; the result has X's shape). */
 kr_status kr_eval_prelu(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   return binary(op, ins, outs, &prelu_fns);
@@ -271,14 +276,15 @@ kr_status kr_eval_mean(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs)
  * Comparisons (Equal-13, Less-13, Greater-13, LessOrEqual-16, GreaterOrEqual-16) and logic
  * (And-7, Or-7, Xor-7): i1 results, one byte 0/1. */
 
-typedef enum cmp_kind { CMP_EQ, CMP_LT, CMP_GT, CMP_LE, CMP_GE, LOG_AND, LOG_OR, LOG_XOR } cmp_kind;
+typedef enum cmp_kind { CMP_EQ, CMP_LT, CMP_GT, CMP_LE, CMP_GE, CMP_NE, LOG_AND, LOG_OR, LOG_XOR } cmp_kind;
 
 #define CMP_APPLY(c, x, y)                                                                                             \
   ((c) == CMP_EQ   ? (x) == (y)                                                                                        \
    : (c) == CMP_LT ? (x) < (y)                                                                                         \
    : (c) == CMP_GT ? (x) > (y)                                                                                         \
    : (c) == CMP_LE ? (x) <= (y)                                                                                        \
-                   : (x) >= (y))
+   : (c) == CMP_GE ? (x) >= (y)                                                                                        \
+                   : (x) != (y))
 
 static kr_status compare(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, cmp_kind c) {
   const kr_tensor *A = ins[0], *B = ins[1];
@@ -313,6 +319,13 @@ static kr_status compare(kr_op *op, kr_tensor *const *ins, kr_tensor *const *out
     }
   }
   return KR_SUCCESS;
+}
+
+/* prim.cmp (prim_shared.h): `ne` is the negation of `eq` (true on NaN). */
+kr_status kr_interp_compare(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, kr_interp_cmp c) {
+  static const cmp_kind map[] = {[KR_INTERP_CMP_EQ] = CMP_EQ, [KR_INTERP_CMP_NE] = CMP_NE, [KR_INTERP_CMP_LT] = CMP_LT,
+                                 [KR_INTERP_CMP_LE] = CMP_LE, [KR_INTERP_CMP_GT] = CMP_GT, [KR_INTERP_CMP_GE] = CMP_GE};
+  return compare(op, ins, outs, map[c]);
 }
 
 kr_status kr_eval_equal(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {

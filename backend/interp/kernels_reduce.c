@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backend/interp/f64_buffer.h"
+#include "backend/interp/prim_shared.h"
 #include "dialects/op/shape_reduce.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -166,19 +167,9 @@ static kr_status reduce_int(kr_op *op, const kr_tensor *x, kr_tensor *y, const p
 /* Runs ONNX ReduceX: combine `c` over the reduced axes, then `f` on each accumulator.  Reducing
  * zero elements gives the identity of the combination (ONNX-18 semantics: sum 0, prod 1,
  * max -inf, min +inf, log-sum(-exp) -inf; the mean of nothing is NaN). */
-static kr_status reduce(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, combine c, finish f) {
-  const kr_tensor *x = ins[0];
-  kr_tensor *y = outs[0];
-  unsigned rank = kr_tensor_rank(x);
-  bool mask[KR_OP_MAX_RANK], noop;
-  if (rank > KR_OP_MAX_RANK) return kr_op_emit_error(op, "rank %u exceeds the supported maximum %d", rank, KR_OP_MAX_RANK);
-  if (kr_reduce_axes(op, rank, op->num_operands > 1 ? ins[1] : NULL, mask, &noop)) return KR_FAILURE;
-  if (noop) {
-    memcpy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes);
-    return KR_SUCCESS;
-  }
+static kr_status reduce_masked(kr_op *op, const kr_tensor *x, kr_tensor *y, const bool *mask, combine c, finish f) {
   plan p;
-  make_plan(kr_tensor_dims(x), rank, mask, &p);
+  make_plan(kr_tensor_dims(x), kr_tensor_rank(x), mask, &p);
   if (p.out_numel != y->numel) return kr_op_emit_error(op, "result has %lld elements, the reduction gives %lld",
                                                        (long long)y->numel, (long long)p.out_numel);
   kr_type e = kr_tensor_elem(x);
@@ -221,6 +212,26 @@ static kr_status reduce(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs
   kr_store_f64(y, acc);
   free(xd), free(acc), free(shift);
   return KR_SUCCESS;
+}
+
+static kr_status reduce(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs, combine c, finish f) {
+  const kr_tensor *x = ins[0];
+  kr_tensor *y = outs[0];
+  unsigned rank = kr_tensor_rank(x);
+  bool mask[KR_OP_MAX_RANK], noop;
+  if (rank > KR_OP_MAX_RANK) return kr_op_emit_error(op, "rank %u exceeds the supported maximum %d", rank, KR_OP_MAX_RANK);
+  if (kr_reduce_axes(op, rank, op->num_operands > 1 ? ins[1] : NULL, mask, &noop)) return KR_FAILURE;
+  if (noop) {
+    memcpy(y->data, x->data, y->nbytes < x->nbytes ? y->nbytes : x->nbytes);
+    return KR_SUCCESS;
+  }
+  return reduce_masked(op, x, y, mask, c, f);
+}
+
+kr_status kr_interp_reduce(kr_op *op, const kr_tensor *x, kr_tensor *y, const bool *mask, kr_interp_reduce_kind kind) {
+  static const combine map[] = {[KR_INTERP_REDUCE_SUM] = K_SUM, [KR_INTERP_REDUCE_MAX] = K_MAX,
+                                [KR_INTERP_REDUCE_MIN] = K_MIN, [KR_INTERP_REDUCE_PROD] = K_PROD};
+  return reduce_masked(op, x, y, mask, map[kind], F_NONE);
 }
 
 kr_status kr_eval_reduce_sum(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
@@ -364,6 +375,11 @@ kr_status kr_eval_cum_sum(kr_op *op, kr_tensor *const *ins, kr_tensor *const *ou
     return kr_op_emit_error(op, "operand 'axis' must be a 0-d or 1-element integer tensor");
   int64_t axis;
   if (kr_op_normalize_axis(op, "operand 'axis' value", kr_tensor_get_i64(ins[1], 0), rank, &axis)) return KR_FAILURE;
+  return kr_interp_cum_sum(op, x, y, axis);
+}
+
+kr_status kr_interp_cum_sum(kr_op *op, const kr_tensor *x, kr_tensor *y, int64_t axis) {
+  unsigned rank = kr_tensor_rank(x);
   const int64_t *dims = kr_tensor_dims(x);
   int64_t outer = 1, inner = 1, n = dims[axis];
   for (int64_t d = 0; d < axis; d++) outer *= dims[d];

@@ -9,6 +9,7 @@
 
 #include "dialects/dialect_macros.h"
 #include "dialects/dialect_util.h"
+#include "dialects/schema.h"
 #include "dialects/op/op_impl.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -35,91 +36,6 @@ static char names[NUM_ROWS][48];
 static kr_op_def op_defs[NUM_ROWS + 2];
 static bool tables_built;
 
-static char *dup_range(const char *s, size_t n) {
-  char *r = malloc(n + 1);
-  if (!r) abort();   /* static tables at start-up: nothing sensible to recover */
-  memcpy(r, s, n);
-  r[n] = 0;
-  return r;
-}
-
-/* "X W B?" / "inputs..." / "#shape" */
-static void parse_operands(const char *spec, kr_op_operand_spec **out, unsigned *n, unsigned *min, unsigned *max) {
-  kr_op_operand_spec *v = calloc(16, sizeof *v);
-  unsigned k = 0;
-  *min = 0;
-  *max = 0;
-  for (const char *p = spec; *p;) {
-    while (*p == ' ') p++;
-    if (!*p) break;
-    const char *e = p;
-    while (*e && *e != ' ') e++;
-    kr_op_operand_spec o = {0};
-    const char *b = p;
-    if (*b == '#') o.shape = true, b++;
-    size_t len = (size_t)(e - b);
-    if (len > 3 && !strncmp(e - 3, "...", 3)) o.variadic = true, len -= 3;
-    else if (len > 1 && e[-1] == '?') o.optional = true, len -= 1;
-    o.name = dup_range(b, len);
-    v[k++] = o;
-    if (!o.optional) *min = k;
-    *max = o.variadic ? UINT32_MAX : k;
-    p = e;
-  }
-  *out = v;
-  *n = k;
-}
-
-static void parse_attrs(const char *spec, kr_op_attr_spec **out, unsigned *n) {
-  kr_op_attr_spec *v = calloc(16, sizeof *v);
-  unsigned k = 0;
-  for (const char *p = spec; *p;) {
-    while (*p == ' ') p++;
-    if (!*p) break;
-    const char *e = p;
-    while (*e && *e != ' ') e++;
-    const char *colon = memchr(p, ':', (size_t)(e - p));
-    kr_op_attr_spec a = {0};
-    a.name = dup_range(p, (size_t)(colon - p));
-    const char *kind = colon + 1;
-    const char *eq = memchr(kind, '=', (size_t)(e - kind));
-    const char *kend = eq ? eq : e;
-    if (kend[-1] == '!') a.required = true, kend--;
-    size_t klen = (size_t)(kend - kind);
-#define IS(s) (klen == strlen(s) && !strncmp(kind, s, klen))
-    a.kind = IS("i") ? KR_OPATTR_INT : IS("f") ? KR_OPATTR_FLOAT : IS("s") ? KR_OPATTR_STRING
-           : IS("ints") ? KR_OPATTR_INTS : IS("floats") ? KR_OPATTR_FLOATS : IS("t") ? KR_OPATTR_TENSOR
-           : KR_OPATTR_TYPE;
-#undef IS
-    if (eq) {
-      char *d = dup_range(eq + 1, (size_t)(e - eq - 1));
-      a.has_default = true;
-      switch (a.kind) {
-      case KR_OPATTR_INT: a.dflt_int = strtoll(d, NULL, 10); break;
-      case KR_OPATTR_FLOAT: a.dflt_float = strtod(d, NULL); break;
-      case KR_OPATTR_STRING: a.dflt_string = d; d = NULL; break;
-      case KR_OPATTR_INTS: {
-        int64_t *vals = calloc(16, sizeof *vals);
-        unsigned m = 0;
-        for (char *q = d; *q && m < 16;) {
-          vals[m++] = strtoll(q, &q, 10);
-          if (*q == ',') q++;
-        }
-        a.dflt_ints = vals;
-        a.num_dflt_ints = m;
-        break;
-      }
-      default: break;
-      }
-      free(d);
-    }
-    v[k++] = a;
-    p = e;
-  }
-  *out = v;
-  *n = k;
-}
-
 kr_status kr_op_constant_verify(kr_op *op);
 kr_status kr_op_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results);
 kr_status kr_op_none_verify(kr_op *op);
@@ -131,22 +47,15 @@ static void build_tables(void) {
   for (unsigned i = 0; i < NUM_ROWS; i++) {
     const op_row *r = &rows[i];
     kr_op_schema *s = &schemas[i];
-    kr_op_operand_spec *ops, *res;
-    kr_op_attr_spec *attrs;
+    kr_schema_from_row(s, r->operands, r->results, r->attrs);
     s->onnx_name = r->onnx;
     s->family = r->family;
-    parse_operands(r->operands, &ops, &s->num_operands, &s->min_operands, &s->max_operands);
-    parse_operands(r->results, &res, &s->num_results, &s->min_results, &s->max_results);
-    parse_attrs(r->attrs, &attrs, &s->num_attrs);
-    s->operands = ops;
-    s->results = res;
-    s->attrs = attrs;
     s->infer = r->infer;
     hooks[i].eval = r->eval;
     snprintf(names[i], sizeof names[i], "op.%s", r->stem);
     op_defs[i] = (kr_op_def){
         .name = names[i],
-        .traits = KR_TRAIT_PURE,
+        .traits = KR_TRAIT_PURE | KR_TRAIT_SCHEMA,
         .num_operands = KR_VARIADIC,
         .num_results = KR_VARIADIC,
         .num_regions = 0,
@@ -229,7 +138,7 @@ kr_op *kr_op_materialize_constant(kr_builder *b, kr_attr value, kr_type type, kr
  * Schema lookup. */
 
 const kr_op_schema *kr_op_get_schema(const kr_op *op) {
-  if (!op->def || !op->def->dialect || strcmp(op->def->dialect->def->name, "op")) return NULL;
+  if (!op->def || !(op->def->traits & KR_TRAIT_SCHEMA)) return NULL;
   return op->def->shape_inference;
 }
 
@@ -466,17 +375,20 @@ static bool attr_matches(kr_attr a, kr_op_attr_kind k) {
 
 /* Operand/result counts and attributes against the schema. */
 static kr_status check_schema(kr_op *op, const kr_op_schema *s) {
+  /* " (ONNX Conv)" after counts for ops that mirror an ONNX operator; nothing for prim ops. */
+  char origin[64] = "";
+  if (s->onnx_name) snprintf(origin, sizeof origin, " (ONNX %s)", s->onnx_name);
   if (op->num_operands < s->min_operands || op->num_operands > s->max_operands) {
     if (s->min_operands == s->max_operands)
-      return kr_op_emit_error(op, "expects %u operands (ONNX %s), got %u", s->min_operands, s->onnx_name, op->num_operands);
+      return kr_op_emit_error(op, "expects %u operands%s, got %u", s->min_operands, origin, op->num_operands);
     if (s->max_operands == UINT32_MAX)
-      return kr_op_emit_error(op, "expects at least %u operands (ONNX %s), got %u", s->min_operands, s->onnx_name, op->num_operands);
-    return kr_op_emit_error(op, "expects %u to %u operands (ONNX %s), got %u", s->min_operands, s->max_operands,
-                            s->onnx_name, op->num_operands);
+      return kr_op_emit_error(op, "expects at least %u operands%s, got %u", s->min_operands, origin, op->num_operands);
+    return kr_op_emit_error(op, "expects %u to %u operands%s, got %u", s->min_operands, s->max_operands,
+                            origin, op->num_operands);
   }
   if (op->num_results < s->min_results || op->num_results > s->max_results)
-    return kr_op_emit_error(op, "expects %u to %u results (ONNX %s), got %u", s->min_results,
-                            s->max_results == UINT32_MAX ? 0xffffu : s->max_results, s->onnx_name, op->num_results);
+    return kr_op_emit_error(op, "expects %u to %u results%s, got %u", s->min_results,
+                            s->max_results == UINT32_MAX ? 0xffffu : s->max_results, origin, op->num_results);
   for (unsigned i = 0; i < op->num_operands; i++) {
     kr_type t = kr_value_type(kr_op_operand(op, i));
     bool optional = i < s->num_operands && s->operands[i].optional;
@@ -494,7 +406,10 @@ static kr_status check_schema(kr_op *op, const kr_op_schema *s) {
     const kr_op_attr_spec *spec = NULL;
     for (unsigned k = 0; k < s->num_attrs; k++)
       if (!strcmp(s->attrs[k].name, na->name)) spec = &s->attrs[k];
-    if (!spec) return kr_op_emit_error(op, "unknown attribute '%s' (ONNX %s opset 17)", na->name, s->onnx_name);
+    if (!spec) {
+      if (s->onnx_name) return kr_op_emit_error(op, "unknown attribute '%s' (ONNX %s opset 17)", na->name, s->onnx_name);
+      return kr_op_emit_error(op, "unknown attribute '%s'", na->name);
+    }
     if (!attr_matches(na->value, spec->kind))
       return kr_op_emit_error(op, "attribute '%s' must be %s", na->name, attr_kind_name(spec->kind));
   }

@@ -17,6 +17,9 @@
 kr_status kr_op_verify_generic(kr_op *op);
 kr_status kr_op_fold_generic(kr_op *op, const kr_attr *operands, kr_fold_result *results);
 kr_op *kr_op_materialize_constant(kr_builder *b, kr_attr value, kr_type type, kr_attr loc);
+/* op.constant's hooks; prim.constant shares them. */
+kr_status kr_op_constant_verify(kr_op *op);
+kr_status kr_op_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results);
 /* The largest result (elements) constant folding produces; bigger ones stay ops. */
 #define KR_OP_FOLD_MAX_ELEMENTS (1 << 22)
 

@@ -30,6 +30,8 @@ enum {
   KR_TRAIT_NO_SIDE_EFFECT_REGIONS = 1u << 14, /* region ops count as pure when their bodies are */
   KR_TRAIT_CALLABLE              = 1u << 15, /* a function-like op whose first region is the body */
   KR_TRAIT_CALL                  = 1u << 16, /* calls `callee` (a symbol reference attribute) */
+  KR_TRAIT_SCHEMA                = 1u << 17, /* shape_inference points at a kr_op_schema (korch/op.h): operands,
+                                              * attributes (with defaults) and result types come from a table row */
 };
 
 #define KR_VARIADIC (-1)
@@ -122,7 +124,8 @@ const kr_dialect *kr_context_dialect_at(kr_context *ctx, unsigned i);
 typedef kr_status (*kr_plugin_init_fn)(kr_context *ctx);
 kr_status kr_context_load_plugin(kr_context *ctx, const char *path);
 
-/* The dialects korch ships in its library: builtin (module), func, arith and op (korch/op.h). */
+/* The dialects korch ships in its library: builtin (module), func, arith, op (korch/op.h) and prim
+ * (korch/prim.h). */
 kr_status kr_register_core_dialects(kr_context *ctx);
 
 /* Well-known op names. */

@@ -6,6 +6,7 @@
 
 #include "korch/diag.h"
 #include "korch/dialect.h"
+#include "korch/interp.h"
 
 static kr_status fail_run(kr_op *op, const void *options, kr_pass_run *run) {
   (void)options;
@@ -60,6 +61,48 @@ static kr_status func_pass_run(kr_op *op, const void *options, kr_pass_run *run)
   return kr_op_emit_remark(op, "test-func-pass on @%s", name ? name : "?");
 }
 
+/* test-perturb-constants: a planted numerics bug for the --verify-numerics tests. */
+typedef struct perturb_options {
+  double factor;
+} perturb_options;
+
+static const kr_pass_option perturb_options_table[] = {
+  {"factor", KR_OPT_DOUBLE, offsetof(perturb_options, factor), "1.01", "the factor every float constant is scaled by"},
+};
+
+/* Scales the float `value` of a constant-like op (scalar float attribute, or a dense tensor of
+ * floats) by `factor`; other constants are left alone. */
+static kr_walk_result perturb_op(kr_op *op, void *user) {
+  double factor = *(const double *)user;
+  if (!kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE)) return KR_WALK_ADVANCE;
+  kr_attr v = kr_op_get_attr(op, "value");
+  if (!v) return KR_WALK_ADVANCE;
+  kr_context *ctx = kr_op_context(op);
+  if (v->kind == KR_ATTR_FLOAT) {
+    kr_op_set_attr(op, "value", kr_attr_float(ctx, v->type, v->u.f * factor));
+    return KR_WALK_ADVANCE;
+  }
+  if (v->kind != KR_ATTR_DENSE || !v->type || v->type->kind != KR_TYPE_TENSOR ||
+      !kr_type_is_float(v->type->u.shaped.elem))
+    return KR_WALK_ADVANCE;
+  kr_tensor view, copy;
+  if (KR_FAILED(kr_tensor_from_attr(&view, v))) return KR_WALK_ADVANCE;
+  if (!KR_FAILED(kr_tensor_alloc(&copy, view.type))) {
+    for (int64_t i = 0; i < copy.numel; i++) kr_tensor_set_f64(&copy, i, kr_tensor_get_f64(&view, i) * factor);
+    kr_op_set_attr(op, "value", kr_tensor_to_attr(ctx, &copy));
+    kr_tensor_free(&copy);
+  }
+  kr_tensor_free(&view);
+  return KR_WALK_ADVANCE;
+}
+
+static kr_status perturb_run(kr_op *op, const void *options, kr_pass_run *run) {
+  (void)run;
+  double factor = ((const perturb_options *)options)->factor;
+  kr_op_walk(op, KR_WALK_PRE_ORDER, perturb_op, &factor);
+  return KR_SUCCESS;
+}
+
 static const kr_pass_def test_passes[] = {
   {.argument = "test-fail", .summary = "Test pass: always fails", .run = fail_run},
   {.argument = "test-break-ir", .summary = "Test pass: leaves the IR invalid", .run = break_ir_run},
@@ -71,6 +114,12 @@ static const kr_pass_def test_passes[] = {
    .run = options_run},
   {.argument = "test-func-pass", .summary = "Test pass: runs on func.func only", .anchor = "func.func",
    .run = func_pass_run},
+  {.argument = "test-perturb-constants",
+   .summary = "Test pass: scales every float constant by a factor (a planted numerics bug)",
+   .options_size = sizeof(perturb_options),
+   .options = perturb_options_table,
+   .num_options = sizeof(perturb_options_table) / sizeof(perturb_options_table[0]),
+   .run = perturb_run},
 };
 
 kr_status kr_register_test_passes(kr_context *ctx) {

@@ -6,8 +6,11 @@
  *   - every shape operand (`#` in dialects/op/ops.def) is a constant;
  *   - no constant sub-graph is left unfolded: no op (other than op.constant / op.none) whose
  *     operands are all constants.
- * Usage: korch_check_static FILE.kir.  Prints one line per problem (at most 20) and a summary;
- * exit status 0 when clean, 1 otherwise. */
+ * With --level=prim (a model after `op-to-prim,canonicalize`, issue 4) it checks instead that
+ * the module parses and verifies, every value has a static shape, and no op of the op dialect
+ * is left; the summary counts the primitives by class (kr_prim_op_class).
+ * Usage: korch_check_static [--level=op|prim] FILE.kir.  Prints one line per problem (at most
+ * 20) and a summary; exit status 0 when clean, 1 otherwise, 2 on a usage error. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +19,12 @@
 #include "korch/diag.h"
 #include "korch/korch.h"
 #include "korch/op.h"
+#include "korch/prim.h"
 #include "support/file_io.h"
 
 typedef struct state {
   unsigned ops, constants, problems;
+  unsigned prims[KR_PRIM_NUM_CLASSES];   /* --level=prim: primitives by class */
 } state;
 
 static void problem(state *s, kr_op *op, const char *what) {
@@ -73,6 +78,21 @@ static kr_walk_result check_op(kr_op *op, void *user) {
   return KR_WALK_ADVANCE;
 }
 
+/* --level=prim: no op-level op left, static results; primitives counted by class. */
+static kr_walk_result check_prim_op(kr_op *op, void *user) {
+  state *s = user;
+  if (!strncmp(op->name, "op.", 3)) {
+    problem(s, op, "op-level op left after fission");
+    return KR_WALK_ADVANCE;
+  }
+  kr_prim_class c = kr_prim_op_class(op);
+  if (c == KR_PRIM_NOT_PRIM) return KR_WALK_ADVANCE;   /* module, func, return */
+  s->prims[c]++;
+  for (unsigned i = 0; i < op->num_results; i++)
+    if (!is_static_value(kr_op_result(op, i))) problem(s, op, "result without a static shape");
+  return KR_WALK_ADVANCE;
+}
+
 static kr_walk_result check_args(kr_op *op, void *user) {
   state *s = user;
   for (unsigned r = 0; r < op->num_regions; r++)
@@ -83,25 +103,46 @@ static kr_walk_result check_args(kr_op *op, void *user) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s FILE.kir\n", argv[0]);
+  bool prim = false, bad = false;
+  const char *file = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--level=prim"))
+      prim = true;
+    else if (!strcmp(argv[i], "--level=op"))
+      prim = false;
+    else if (!file && argv[i][0] != '-')
+      file = argv[i];
+    else
+      bad = true;
+  }
+  if (!file || bad) {
+    fprintf(stderr, "usage: %s [--level=op|prim] FILE.kir\n", argv[0]);
     return 2;
   }
   size_t len;
-  char *buf = kr_tool_read_file("korch_check_static", argv[1], &len);
+  char *buf = kr_tool_read_file("korch_check_static", file, &len);
   if (!buf) return 1;
   kr_context *ctx = kr_context_create();
   kr_context_set_diag_handler(ctx, kr_diag_print_handler, NULL);
   int rc = 1;
   kr_op *module = NULL;
-  if (!kr_register_core_dialects(ctx)) module = kr_parse_source(ctx, argv[1], buf, len, true);
+  if (!kr_register_core_dialects(ctx)) module = kr_parse_source(ctx, file, buf, len, true);
   if (module) {
-    state s = {0, 0, 0};
+    state s = {0};
     kr_op_walk(module, KR_WALK_PRE_ORDER, check_args, &s);
-    kr_op_walk(module, KR_WALK_PRE_ORDER, check_op, &s);
+    kr_op_walk(module, KR_WALK_PRE_ORDER, prim ? check_prim_op : check_op, &s);
     if (s.problems > 20) printf("... %u problems in all\n", s.problems);
-    printf("%s: %u op-level ops (%u constants), %s\n", argv[1], s.ops, s.constants,
-           s.problems ? "NOT a static graph" : "static graph");
+    if (prim) {
+      unsigned total = 0;
+      for (int c = 0; c < KR_PRIM_NUM_CLASSES; c++) total += s.prims[c];
+      printf("%s: %u primitives (", file, total);
+      for (int c = 0; c < KR_PRIM_NUM_CLASSES; c++)
+        printf("%s%u %s", c ? ", " : "", s.prims[c], kr_prim_class_name((kr_prim_class)c));
+      printf("), %s\n", s.problems ? "NOT a static primitive graph" : "static primitive graph");
+    } else {
+      printf("%s: %u op-level ops (%u constants), %s\n", file, s.ops, s.constants,
+             s.problems ? "NOT a static graph" : "static graph");
+    }
     rc = s.problems ? 1 : 0;
   }
   kr_context_destroy(ctx);

@@ -5,11 +5,27 @@
 #   3. korch-interp WORK/NAME.kir --input '#K=BASE.input_K.npy' ... --expect '#K=BASE.output_K.npy'
 #      --scaled-tol 1e-4                  (rel = max|y-ref|/max|ref| <= 1e-4, MANIFEST.md)
 # BASE is NAME without `.folded` (folded files share the original's .npy files).
-# Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR
+# At the primitive level (ctest `models.<name>.prim`, issue 4), between 2 and 3:
+#   2b. korch-opt WORK/NAME.kir --pass-pipeline=PIPELINE -o WORK/NAME.prim.kir
+#       (PIPELINE defaults to op-to-prim,canonicalize; $KORCH_PRIM_PIPELINE overrides it)
+#   2c. korch_check_static --level=prim WORK/NAME.prim.kir   (no op.* op left, static shapes)
+# and step 3 interprets NAME.prim.kir against the same references and tolerance.
+# Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR [prim KORCH_OPT]
 # Exit status: 0 pass, 1 fail, 77 skipped (no model folder, or a tool not built).
 set -u
 translate=$1 interp=$2 check=$3 models=$4 name=$5 work=$6
+level=${7:-op} opt=${8:-}
+pipeline=${KORCH_PRIM_PIPELINE:-op-to-prim,canonicalize}
 tol=1e-4
+case $level in
+  op) ;;
+  prim)
+    if [ -z "$opt" ] || [ ! -x "$opt" ]; then
+      echo "SKIP: tool not built: korch-opt '$opt'"
+      exit 77
+    fi ;;
+  *) echo "run-model.sh: level must be 'op' or 'prim', not '$level'"; exit 2 ;;
+esac
 
 if [ ! -d "$models" ]; then
   echo "SKIP: $models is absent (the shared model set lives beside the checkout)"
@@ -28,6 +44,7 @@ done
 mkdir -p "$work" || exit 1
 base=${name%.folded}
 kir=$work/$name.kir
+[ "$level" = prim ] && kir=$work/$name.for-prim.kir   # not shared with the op-level test (ctest -j)
 rm -f "$kir"
 
 echo "== import $name.onnx"
@@ -40,6 +57,20 @@ echo "import: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(stat -c %s "$models
 
 echo "== static graph check"
 "$check" "$kir" || { echo "FAIL: $name.kir is not a static op-level graph"; exit 1; }
+
+if [ "$level" = prim ]; then
+  pkir=$work/$name.prim.kir
+  rm -f "$pkir"
+  echo "== fission: $pipeline"
+  start=$(date +%s%N)
+  if ! "$opt" "$kir" --pass-pipeline="$pipeline" -o "$pkir"; then
+    echo "FAIL: the pipeline '$pipeline' failed on $name"
+    exit 1
+  fi
+  echo "fission: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+  "$check" --level=prim "$pkir" || { echo "FAIL: $name.prim.kir is not a static primitive graph"; exit 1; }
+  kir=$pkir
+fi
 
 args=()
 k=0
@@ -59,7 +90,7 @@ fi
 
 echo "== interpret (pass: max|y-ref|/max|ref| <= $tol per output)"
 if ! "$interp" "$kir" "${args[@]}" --scaled-tol "$tol" --time; then
-  echo "FAIL: $name does not match its reference within $tol"
+  echo "FAIL: $name ($level level) does not match its reference within $tol"
   exit 1
 fi
-echo "PASS: $name"
+echo "PASS: $name ($level level)"

@@ -13,6 +13,13 @@
  * input_K.pb is the K-th graph input that is not an initializer (ONNX's test generator writes
  * them so); kr_onnx_graph_inputs names them.
  *
+ * With --level=prim (issue 4), step 3 is preceded by the pass pipeline `op-to-prim,canonicalize`
+ * (--pipeline=STR overrides it) run on the module through the pass manager, with the verifier
+ * after each pass; a test fails if the pipeline fails or any `op.*` op is left in the module,
+ * and is then interpreted and compared exactly as at op level.  Both levels share one
+ * known-failures list: a test that passes at op level and fails at prim level is a bug of the
+ * fission, never a known failure.
+ *
  * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
  * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
  * then `N passed, N failed`.  The known-failures list (`test_name  # reason` lines) makes the
@@ -33,6 +40,7 @@
 #include "korch/interp.h"
 #include "korch/onnx.h"
 #include "korch/op.h"
+#include "korch/pass.h"
 
 #ifndef KORCH_CONFORMANCE_LIST
 #define KORCH_CONFORMANCE_LIST "../shared/conformance/onnx-node-tests.txt"
@@ -42,9 +50,13 @@
 #endif
 #define DEFAULT_DATA "/usr/share/libonnx-testdata/data/node"
 #define SKIP 77
+/* The standard prim-level pipeline (docs/Passes.md). */
+#define DEFAULT_PRIM_PIPELINE "op-to-prim,canonicalize"
 
 typedef struct options {
   const char *list, *data, *known, *only;
+  bool prim;               /* --level=prim */
+  const char *pipeline;    /* run at prim level */
   bool verbose, no_fork;
   double rtol, atol;
   unsigned timeout_s;
@@ -226,6 +238,43 @@ static void adopt_bf16(kr_tensor *t, kr_type want) {
   t->type = want;
 }
 
+/* The first op of `module` whose name starts with `op.`, counting them all in *count. */
+typedef struct op_left {
+  kr_op *first;
+  unsigned count;
+} op_left;
+
+static kr_walk_result find_op_level(kr_op *op, void *user) {
+  op_left *l = user;
+  if (!strncmp(op->name, "op.", 3)) {
+    if (!l->first) l->first = op;
+    l->count++;
+  }
+  return KR_WALK_ADVANCE;
+}
+
+/* --level=prim: runs o->pipeline on `module` and checks that no op-level op is left.  Returns
+ * KR_FAILURE with diagnostics captured (pipeline errors) or with `why` set (ops left). */
+static kr_status lower_to_prim(const options *o, kr_context *ctx, kr_op *module, char *why, size_t cap) {
+  if (KR_FAILED(kr_register_core_passes(ctx))) return KR_FAILURE;
+  kr_pass_manager *pm = kr_pass_manager_create(ctx, KR_MODULE_OP);
+  kr_status st = pm ? kr_pass_manager_parse_pipeline(pm, o->pipeline) : KR_FAILURE;
+  if (!KR_FAILED(st)) {
+    kr_pass_manager_set_verify_each(pm, true);
+    st = kr_pass_manager_run(pm, module);
+  }
+  if (pm) kr_pass_manager_destroy(pm);
+  if (KR_FAILED(st)) return st;
+  op_left left = {NULL, 0};
+  kr_op_walk(module, KR_WALK_PRE_ORDER, find_op_level, &left);
+  if (left.first) {
+    snprintf(why, cap, "%u op-level op%s left after '%s' (first: '%s')", left.count, left.count == 1 ? "" : "s",
+             o->pipeline, left.first->name);
+    return KR_FAILURE;
+  }
+  return KR_SUCCESS;
+}
+
 static const char *arg_onnx_name(kr_op *func, unsigned i) {
   kr_attr arr = kr_op_get_attr(func, "arg_attrs");
   if (!arr || arr->kind != KR_ATTR_ARRAY || i >= arr->u.array.num) return NULL;
@@ -280,6 +329,10 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
   snprintf(path, sizeof path, "%s/model.onnx", dir);
   kr_op *module = kr_onnx_import_file(ctx, path, &opts);
   if (!module) goto diag;
+  if (o->prim && KR_FAILED(lower_to_prim(o, ctx, module, why, cap))) {
+    if (why[0]) goto done;
+    goto diag;
+  }
   kr_op *func = kr_symbol_lookup_in(module, kr_ident_cstr(ctx, "main"));
   if (!func) {
     snprintf(why, cap, "the imported module has no @main");
@@ -423,32 +476,71 @@ static void usage(FILE *f) {
           "  --list FILE             test names, one per line (default %s)\n"
           "  --data DIR              the ONNX node test folders (default %s)\n"
           "  --known-failures FILE   expected failures, `test_name  # reason` lines (default %s)\n"
-          "  --only SUBSTRING        run only the tests whose name contains SUBSTRING\n"
+          "  --only SUBSTRING        run only the tests whose name contains SUBSTRING (also --filter)\n"
+          "  --level op|prim         op: interpret the imported module (default); prim: first run the\n"
+          "                          pipeline below and require that no op.* op is left\n"
+          "  --pipeline STR          the prim-level pipeline (default %s)\n"
           "  --rtol R --atol A       float tolerances (default 1e-3 and 1e-7, ONNX's backend tests)\n"
           "  --timeout S             seconds per test before it counts as hung (default 120)\n"
           "  --no-fork               run tests in this process (for a debugger)\n"
           "  -v                      print every test's full diagnostics to stderr\n"
+          "Every option taking a value is also accepted as --option=VALUE.\n"
           "Exit status: 0 when the failures are exactly the known ones (of the tests run), 1 otherwise,\n"
           "77 when the list or the test data is absent.\n",
-          KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES);
+          KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, DEFAULT_PRIM_PIPELINE);
+}
+
+/* Matches argv[*i] against `flag` as `flag VALUE` (consuming the next argument) or `flag=VALUE`;
+ * sets *v.  A missing value exits with status 2. */
+static bool value_arg(int argc, char **argv, int *i, const char *flag, const char **v) {
+  const char *a = argv[*i];
+  size_t n = strlen(flag);
+  if (strncmp(a, flag, n)) return false;
+  if (a[n] == '=') {
+    *v = a + n + 1;
+    return true;
+  }
+  if (a[n]) return false;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "onnx-conformance: %s needs a value\n", flag);
+    exit(2);
+  }
+  *v = argv[++*i];
+  return true;
 }
 
 int main(int argc, char **argv) {
-  options o = {
-      KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, NULL, false, false, 1e-3, 1e-7, 120};
+  options o = {.list = KORCH_CONFORMANCE_LIST,
+               .data = DEFAULT_DATA,
+               .known = KORCH_CONFORMANCE_KNOWN_FAILURES,
+               .pipeline = DEFAULT_PRIM_PIPELINE,
+               .rtol = 1e-3,
+               .atol = 1e-7,
+               .timeout_s = 120};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define VALUE(flag)                                                                                                    \
-  (!strcmp(a, flag) && (v ? (i++, true) : (fprintf(stderr, "%s needs a value\n", flag), exit(2), false)))
+    const char *v = NULL;
+    /* VALUE(flag): `flag VALUE` or `flag=VALUE`; sets v. */
+#define VALUE(flag) value_arg(argc, argv, &i, flag, &v)
     if (VALUE("--list"))
       o.list = v;
     else if (VALUE("--data"))
       o.data = v;
     else if (VALUE("--known-failures"))
       o.known = v;
-    else if (VALUE("--only"))
+    else if (VALUE("--only") || VALUE("--filter"))
       o.only = v;
+    else if (VALUE("--level")) {
+      if (!strcmp(v, "prim"))
+        o.prim = true;
+      else if (!strcmp(v, "op"))
+        o.prim = false;
+      else {
+        fprintf(stderr, "onnx-conformance: --level must be 'op' or 'prim', not '%s'\n", v);
+        return 2;
+      }
+    } else if (VALUE("--pipeline"))
+      o.pipeline = v;
     else if (VALUE("--rtol"))
       o.rtol = strtod(v, NULL);
     else if (VALUE("--atol"))
@@ -485,6 +577,7 @@ int main(int argc, char **argv) {
   char **known = read_names(o.known, &nknown);
   if (!known) fprintf(stderr, "onnx-conformance: note: no known-failures list at %s\n", o.known);
 
+  if (o.prim) printf("level prim: pipeline '%s', then no op.* op may be left\n", o.pipeline);
   unsigned passed = 0, failed = 0;
   char *unexpected_fail = calloc(ntests + 1, 1), *unexpected_pass = calloc(ntests + 1, 1);
   for (unsigned t = 0; t < ntests; t++) {

@@ -5,13 +5,19 @@
  * Reads .kir, runs a pass pipeline, prints the result.  Every input chunk (the whole file, or each
  * `// -----` chunk with --split-input-file) gets a fresh context with the core dialects, the test
  * dialect, the core passes and the plugins, so chunks cannot affect one another.  The tool decides
- * the exit status; the library only reports diagnostics. */
+ * the exit status; the library only reports diagnostics.
+ *
+ * --verify-numerics clones each chunk's module before the pipeline and, after a successful
+ * pipeline, compares the two with the reference interpreter (support/numerics.h); a mismatch or
+ * a module that cannot be interpreted fails the chunk like a failing pass: its IR is not printed
+ * and -o is not written. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "korch/korch.h"
 #include "options.h"
 #include "support/file_io.h"
+#include "support/numerics.h"
 #include "support/split_input.h"
 #include "support/verify_diagnostics.h"
 #include "test_dialect.h"
@@ -93,6 +99,22 @@ static kr_status check_pipeline(kr_context *ctx, const kr_opt_options *o) {
   return KR_SUCCESS;
 }
 
+/* --verify-numerics: compares `before` (the clone taken before the pipeline) with `after`.  The
+ * findings are diagnostics (reported by the helper); returns whether the numerics agree. */
+static bool check_numerics(const kr_opt_options *o, kr_op *before, kr_op *after) {
+  kr_numerics_options no;
+  kr_numerics_options_init(&no);
+  no.rtol = o->numerics_rtol;
+  no.atol = o->numerics_atol;
+  no.seed = o->numerics_seed;
+  no.trials = o->numerics_trials;
+  kr_numerics_result r;
+  if (KR_FAILED(kr_numerics_compare_modules(before, after, &no, &r))) return false;
+  if (!r.mismatch && !r.functions)
+    kr_op_emit_warning(after, "--verify-numerics: no function with a body to compare");
+  return !r.mismatch;
+}
+
 /* Parses, transforms and prints one chunk (`text` is NUL-terminated and already registered
  * nowhere).  Appends the printed IR to `result` on success.  Returns whether the chunk passed:
  * processing succeeded, or, with --verify-diagnostics, the diagnostics were exactly those
@@ -117,6 +139,7 @@ static bool process_chunk(const kr_opt_options *o, const char *filename, const c
   bool ok = false;
   kr_pass_manager *pm = NULL;
   kr_op *module = kr_parse_source(ctx, filename, text, len, true);
+  kr_op *before = module && o->verify_numerics ? kr_op_clone(module, NULL) : NULL;
   if (module) pm = make_pass_manager(ctx, o);
   if (pm) {
     if (o->print_ir_after_all) kr_pass_manager_set_ir_printing(pm, KR_PRINT_IR_AFTER_ALL, &err);
@@ -127,7 +150,9 @@ static bool process_chunk(const kr_opt_options *o, const char *filename, const c
     if (o->timing) kr_pass_manager_enable_timing(pm, &err);
     ok = kr_pass_manager_run(pm, module) == KR_SUCCESS;
     kr_pass_manager_destroy(pm);
+    if (ok && before) ok = check_numerics(o, before, module);
   }
+  if (before) kr_op_erase(before);
   kr_ostream_flush(&err);
   if (ok) {
     kr_print_flags flags = {.generic = o->print_op_generic, .debuginfo = o->print_debuginfo, .hex_threshold = 0};

@@ -6,6 +6,8 @@
  * main() checks it against the pass registry once plugins are loaded. */
 #include "options.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,11 @@ enum opt_id {
   OPT_LOAD_PLUGIN,
   OPT_DUMP_PASS_PIPELINE,
   OPT_OUTPUT,
+  OPT_VERIFY_NUMERICS,
+  OPT_NUMERICS_RTOL,
+  OPT_NUMERICS_ATOL,
+  OPT_NUMERICS_SEED,
+  OPT_NUMERICS_TRIALS,
   OPT_HELP,
   OPT_VERSION,
 };
@@ -54,6 +61,14 @@ static const opt_desc options[] = {
      "Print the pass pipeline that will be run to stderr", false},
     {OPT_LOAD_PLUGIN, KIND_VALUE, "load-dialect-plugin", NULL, "<path>",
      "Load a dialect plugin (a shared object exporting korch_plugin_init); repeatable", false},
+    {OPT_NUMERICS_ATOL, KIND_VALUE, "numerics-atol", NULL, "<number>",
+     "--verify-numerics: absolute tolerance (default 1e-5)", false},
+    {OPT_NUMERICS_RTOL, KIND_VALUE, "numerics-rtol", NULL, "<number>",
+     "--verify-numerics: relative tolerance, |after - before| <= atol + rtol * |before| (default 1e-4)", false},
+    {OPT_NUMERICS_SEED, KIND_VALUE, "numerics-seed", NULL, "<ulong>",
+     "--verify-numerics: seed of the random inputs (default 1)", false},
+    {OPT_NUMERICS_TRIALS, KIND_VALUE, "numerics-trials", NULL, "<uint>",
+     "--verify-numerics: random input sets per function (default 1)", false},
     {OPT_OUTPUT, KIND_VALUE, "o", NULL, "<filename>", "Output filename, written atomically ('-': stdout)", false},
     {OPT_PASS_PIPELINE, KIND_VALUE, "pass-pipeline", NULL, "<pipeline>",
      "A textual pass pipeline, e.g. 'builtin.module(func.func(cse,canonicalize{max-iterations=4}))'", false},
@@ -73,6 +88,10 @@ static const opt_desc options[] = {
     {OPT_VERIFY_DIAGNOSTICS, KIND_BOOL, "verify-diagnostics", NULL, NULL,
      "Check the diagnostics against expected-error/warning/remark/note comments in the input", false},
     {OPT_VERIFY_EACH, KIND_BOOL, "verify-each", NULL, NULL, "Run the verifier after each pass (default: true)",
+     false},
+    {OPT_VERIFY_NUMERICS, KIND_BOOL, "verify-numerics", NULL, NULL,
+     "Interpret every function before and after the pipeline on the same random inputs (floats in "
+     "[-1, 1], integers in [0, 4)); fail when outputs differ",
      false},
     {OPT_HELP, KIND_BOOL, "help", "h", NULL, "Display available options", true},
     {OPT_VERSION, KIND_BOOL, "version", NULL, NULL, "Display the version of this program", true},
@@ -132,6 +151,32 @@ static const char *pass_flag_options(const char *value) {
   return dup_range(value, n);
 }
 
+/* A finite non-negative number for --numerics-rtol/atol. */
+static kr_status parse_tolerance(const char *arg, const char *value, double *out) {
+  char *end;
+  double v = strtod(value, &end);
+  if (!*value || *end || !(v >= 0) || v == HUGE_VAL) {
+    fprintf(stderr, "korch-opt: '%s' is not a non-negative number for option '%s'\n", value, arg);
+    return KR_FAILURE;
+  }
+  *out = v;
+  return KR_SUCCESS;
+}
+
+/* An unsigned decimal integer in [min, max]. */
+static kr_status parse_unsigned(const char *arg, const char *value, uint64_t min, uint64_t max, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(value, &end, 10);
+  if (!*value || *end || value[0] == '-' || errno || v < min || v > max) {
+    fprintf(stderr, "korch-opt: '%s' is not an integer in [%llu, %llu] for option '%s'\n", value,
+            (unsigned long long)min, (unsigned long long)max, arg);
+    return KR_FAILURE;
+  }
+  *out = v;
+  return KR_SUCCESS;
+}
+
 static kr_status apply(kr_opt_options *o, const opt_desc *d, const char *arg, const char *value) {
   switch (d->id) {
   case OPT_ALLOW_UNREGISTERED: return parse_bool(arg, value, &o->allow_unregistered);
@@ -165,6 +210,16 @@ static kr_status apply(kr_opt_options *o, const opt_desc *d, const char *arg, co
   case OPT_PRINT_IR_AFTER: add_name_list(&o->print_ir_after, value); return KR_SUCCESS;
   case OPT_LOAD_PLUGIN: KR_VEC_PUSH(&o->plugins, const char *, value); return KR_SUCCESS;
   case OPT_OUTPUT: o->output = value; return KR_SUCCESS;
+  case OPT_VERIFY_NUMERICS: return parse_bool(arg, value, &o->verify_numerics);
+  case OPT_NUMERICS_RTOL: return parse_tolerance(arg, value, &o->numerics_rtol);
+  case OPT_NUMERICS_ATOL: return parse_tolerance(arg, value, &o->numerics_atol);
+  case OPT_NUMERICS_SEED: return parse_unsigned(arg, value, 0, UINT64_MAX, &o->numerics_seed);
+  case OPT_NUMERICS_TRIALS: {
+    uint64_t n;
+    if (KR_FAILED(parse_unsigned(arg, value, 1, 1000000, &n))) return KR_FAILURE;
+    o->numerics_trials = (unsigned)n;
+    return KR_SUCCESS;
+  }
   }
   return KR_FAILURE;
 }
@@ -174,6 +229,10 @@ kr_status kr_opt_parse_args(kr_opt_options *o, int argc, char **argv) {
   o->verify_each = true;
   o->split_marker = KR_TOOL_SPLIT_MARKER;
   o->output = "-";
+  o->numerics_rtol = 1e-4;
+  o->numerics_atol = 1e-5;
+  o->numerics_seed = 1;
+  o->numerics_trials = 1;
   bool only_positional = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];

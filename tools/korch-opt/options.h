@@ -3,6 +3,7 @@
 #define KORCH_TOOLS_KORCH_OPT_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "korch/adt.h"
@@ -34,6 +35,13 @@ typedef struct kr_opt_options {
   bool print_debuginfo;
   kr_vec plugins;                /* const char * (argv strings, not owned) */
   bool dump_pass_pipeline;
+  /* --verify-numerics: interpret every function before and after the pipeline on the same random
+   * inputs and fail when outputs differ (tools/support/numerics.h). */
+  bool verify_numerics;
+  double numerics_rtol;          /* default 1e-4 */
+  double numerics_atol;          /* default 1e-5 */
+  uint64_t numerics_seed;        /* default 1 */
+  unsigned numerics_trials;      /* default 1 */
   bool help;
   bool version;
 } kr_opt_options;
