@@ -27,6 +27,7 @@ static void parse_operands(const char *spec, kr_op_operand_spec **out, unsigned 
     kr_op_operand_spec o = {0};
     const char *b = p;
     if (*b == '#') o.shape = true, b++;
+    else if (*b == '$') o.static_value = true, b++;
     size_t len = (size_t)(e - b);
     if (len > 3 && !strncmp(e - 3, "...", 3)) o.variadic = true, len -= 3;
     else if (len > 1 && e[-1] == '?') o.optional = true, len -= 1;

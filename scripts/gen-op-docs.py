@@ -37,8 +37,9 @@ KIND = {'i': 'integer (`i64`)', 'f': 'float (`f32`)', 's': 'string', 'ints': '`a
 def parse_operands(spec):
     out = []
     for tok in spec.split():
-        shape = tok.startswith('#')
-        tok = tok.lstrip('#')
+        # '#': shape operand (True); '$': static operand ('static'), constant only to lower.
+        shape = True if tok.startswith('#') else 'static' if tok.startswith('$') else False
+        tok = tok.lstrip('#$')
         variadic = tok.endswith('...')
         optional = tok.endswith('?')
         name = tok.rstrip('.?')
@@ -100,7 +101,9 @@ def op_section(stem, family, onnx, operands, results, attrs, summary):
     lines.append('|---|---|---|---|')
     for i, (n, shape, optional, variadic) in enumerate(parse_operands(operands)):
         flags = []
-        if shape:
+        if shape == 'static':
+            flags.append('static operand: constant to lower to primitives')
+        elif shape:
             flags.append('shape operand: must be constant')
         if optional:
             flags.append('optional')
@@ -167,6 +170,10 @@ names in snake_case under `op.` (`Conv` -> `op.conv`, `ReduceMean` -> `op.reduce
   inference needs them constant: produced by `op.constant` (the importer folds them, or binds
   the graph input feeding them with `--bind-input`).  With a non-constant shape operand the
   verifier keeps the declared result types as written.
+- **Static operands** (`$` in `ops.def`) never decide a result shape (the verifier checks the
+  declared type and the interpreter runs them as data), but fission into primitives needs their
+  value (CumSum's `axis` picks the axis `prim.cum_sum` scans): the importer lists the graph
+  inputs feeding them among the inputs to bind (`--list-shape-inputs`).
 - **Verification.**  Every op checks its operand/result counts and attribute kinds against its
   `ops.def` row (`expects 2 operands (ONNX Add), got 3`, `unknown attribute 'foo' (ONNX Conv
   opset 17)`, `attribute 'group' must be an integer`), that each operand is a static tensor, and

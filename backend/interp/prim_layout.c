@@ -146,7 +146,8 @@ kr_status kr_prim_eval_pad(kr_op *op, kr_tensor *const *ins, kr_tensor *const *o
   /* Source maps of every axis, concatenated. */
   int64_t *maps = malloc((size_t)total * sizeof *maps), *map[KR_OP_MAX_RANK];
   if (!maps) return kr_op_emit_error(op, "out of memory");
-  for (unsigned d = 0, at = 0; d < rank; at += (unsigned)yd[d], d++) {
+  int64_t at = 0;
+  for (unsigned d = 0; d < rank; at += yd[d], d++) {
     map[d] = maps + at;
     for (int64_t j = 0; j < yd[d]; j++) map[d][j] = pad_source(j - pads[d], xd[d], interior ? interior[d] : 0, m);
   }

@@ -78,8 +78,10 @@ kr_status kr_prim_infer_select(kr_op *op, kr_type *results) {
   if (c->u.shaped.rank != t->u.shaped.rank ||
       memcmp(c->u.shaped.dims, t->u.shaped.dims, t->u.shaped.rank * sizeof(int64_t))) {
     char *a = kr_type_to_cstr(c), *b = kr_type_to_cstr(t);
-    kr_op_emit_error(op, "operand #0 ('cond') must have the shape of the branches (no implicit broadcast), "
-                     "got '%s' and '%s'", a, b);
+    kr_op_emit_error(op,
+                     "operand #0 ('cond') must have the shape of the branches (no implicit broadcast), "
+                     "got '%s' and '%s'",
+                     a, b);
     free(a), free(b);
     return KR_FAILURE;
   }
@@ -93,8 +95,10 @@ kr_status kr_prim_infer_cast(kr_op *op, kr_type *results) {
   if (kr_ps_operand(op, 0, KR_PS_ANY, &x)) return KR_FAILURE;
   if (!to || !kr_ps_class(to)) {
     char *s = to ? kr_type_to_cstr(to) : NULL;
-    kr_op_emit_error(op, "attribute 'to' must be an element type (f16, bf16, f32, f64, i1, i8..i64, ui8..ui64), "
-                     "got '%s'", s ? s : "");
+    kr_op_emit_error(op,
+                     "attribute 'to' must be an element type (f16, bf16, f32, f64, i1, i8..i64, ui8..ui64), "
+                     "got '%s'",
+                     s ? s : "");
     free(s);
     return KR_FAILURE;
   }
@@ -114,8 +118,10 @@ kr_status kr_prim_infer_iota(kr_op *op, kr_type *results) {
   if (kr_ps_axis(op, "axis", (unsigned)rank, &axis)) return KR_FAILURE;
   if (!elem || !(kr_ps_class(elem) & KR_PS_NUMERIC)) {
     char *s = elem ? kr_type_to_cstr(elem) : NULL;
-    kr_op_emit_error(op, "attribute 'elem' must be a numeric element type (f16, bf16, f32, f64, i8..i64, "
-                     "ui8..ui64), got '%s'", s ? s : "");
+    kr_op_emit_error(op,
+                     "attribute 'elem' must be a numeric element type (f16, bf16, f32, f64, i8..i64, "
+                     "ui8..ui64), got '%s'",
+                     s ? s : "");
     free(s);
     return KR_FAILURE;
   }

@@ -86,7 +86,8 @@ kr_status kr_prim_infer_slice(kr_op *op, kr_type *results) {
     if (step == 0) return kr_op_emit_error(op, "attribute 'steps' is 0 for axis %u", d);
     bool ok = step > 0 ? 0 <= s && s <= dim && s <= e && e <= dim : -1 <= s && s < dim && -1 <= e && e <= s;
     if (!ok)
-      return kr_op_emit_error(op, "slice of axis %u (size %lld) from %lld to %lld by %lld is not in clamped form "
+      return kr_op_emit_error(op,
+                              "slice of axis %u (size %lld) from %lld to %lld by %lld is not in clamped form "
                               "(step > 0: 0 <= start <= end <= dim; step < 0: -1 <= end <= start < dim)",
                               d, (long long)dim, (long long)s, (long long)e, (long long)step);
     if (step > 0)
@@ -105,8 +106,7 @@ kr_status kr_prim_infer_concat(kr_op *op, kr_type *results) {
   int64_t axis;
   char b1[256], b2[256];
   if (op->num_operands == 0) return kr_op_emit_error(op, "expects at least 1 operand");
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &first) || kr_ps_axis(op, "axis", first->u.shaped.rank, &axis))
-    return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_PS_ANY, &first) || kr_ps_axis(op, "axis", first->u.shaped.rank, &axis)) return KR_FAILURE;
   unsigned rank = first->u.shaped.rank;
   int64_t out[KR_OP_MAX_RANK];
   memcpy(out, first->u.shaped.dims, rank * sizeof *out);
@@ -137,8 +137,7 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
   if (kr_ps_operand(op, 0, KR_PS_ANY, &x)) return KR_FAILURE;
   unsigned rank = x->u.shaped.rank;
   const int64_t *dims = x->u.shaped.dims;
-  if (kr_ps_ints_len(op, "pads", 2 * (int64_t)rank, "2 * rank of operand 'x': low then high", &pads))
-    return KR_FAILURE;
+  if (kr_ps_ints_len(op, "pads", 2 * (int64_t)rank, "2 * rank of operand 'x': low then high", &pads)) return KR_FAILURE;
   const char *mode = kr_op_attr_string(op, "mode");
   bool constant = !strcmp(mode, "constant"), edge = !strcmp(mode, "edge"), reflect = !strcmp(mode, "reflect");
   if (!constant && !edge && !reflect)
@@ -154,7 +153,8 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
   }
   if (op->num_operands > 1) {
     kr_type v;
-    if (!constant) return kr_op_emit_error(op, "operand #1 ('value') is only allowed in mode constant, got \"%s\"", mode);
+    if (!constant)
+      return kr_op_emit_error(op, "operand #1 ('value') is only allowed in mode constant, got \"%s\"", mode);
     if (kr_ps_operand(op, 1, KR_PS_ANY, &v)) return KR_FAILURE;
     if (v->u.shaped.rank != 0 || kr_type_element(v) != kr_type_element(x)) {
       char *a = kr_type_to_cstr(v), *b = kr_type_to_cstr(kr_type_element(x));
@@ -167,8 +167,9 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
   for (unsigned d = 0; d < rank; d++) {
     int64_t lo = pads[d], hi = pads[rank + d], dim = dims[d];
     if (reflect && ((lo > 0 && lo >= dim) || (hi > 0 && hi >= dim)))
-      return kr_op_emit_error(op, "mode reflect needs pads below the axis size: axis %u (size %lld) has pads %lld, %lld",
-                              d, (long long)dim, (long long)lo, (long long)hi);
+      return kr_op_emit_error(op,
+                              "mode reflect needs pads below the axis size: axis %u (size %lld) has pads %lld, %lld", d,
+                              (long long)dim, (long long)lo, (long long)hi);
     if (edge && dim == 0 && (lo > 0 || hi > 0))
       return kr_op_emit_error(op, "mode edge cannot pad the empty axis %u", d);
     int64_t size = dim, gaps = dim > 0 ? dim - 1 : 0, in;
@@ -176,8 +177,8 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
         __builtin_add_overflow(size, lo, &size) || __builtin_add_overflow(size, hi, &size))
       return kr_op_emit_error(op, "padding axis %u (size %lld) does not fit in a 64-bit dimension", d, (long long)dim);
     if (size < 0)
-      return kr_op_emit_error(op, "pads %s crop axis %u (size %lld) below zero", kr_ps_fmt(buf, sizeof buf, pads, 2 * rank),
-                              d, (long long)dim);
+      return kr_op_emit_error(op, "pads %s crop axis %u (size %lld) below zero",
+                              kr_ps_fmt(buf, sizeof buf, pads, 2 * rank), d, (long long)dim);
     out[d] = size;
   }
   return kr_ps_result(op, out, rank, kr_type_element(x), &results[0]);

@@ -59,7 +59,9 @@ kr_status kr_prim_infer_conv(kr_op *op, kr_type *results) {
   if (group < 1) return kr_op_emit_error(op, "attribute 'group' must be >= 1, got %lld", (long long)group);
   int64_t c;
   if (__builtin_mul_overflow(dw[1], group, &c) || c != dx[1])
-    return kr_op_emit_error(op, "operand 'x' has %lld channels but operand 'w' %s with group %lld needs %lld * %lld",
+    return kr_op_emit_error(op,
+                            "operand 'x' has %lld channels, but operand 'w' %s with group %lld needs "
+                            "w.dims[1] * group = %lld * %lld",
                             (long long)dx[1], kr_ps_fmt(b1, sizeof b1, dw, rank), (long long)group, (long long)dw[1],
                             (long long)group);
   if (dw[0] % group)
@@ -77,13 +79,15 @@ kr_status kr_prim_infer_conv(kr_op *op, kr_type *results) {
   for (unsigned i = 0; i < n; i++) {
     int64_t padded, span;
     if (dw[2 + i] < 1)
-      return kr_op_emit_error(op, "operand 'w' %s has an empty kernel along spatial axis %u", kr_ps_fmt(b1, sizeof b1, dw, rank), i);
+      return kr_op_emit_error(op, "operand 'w' %s has an empty kernel along spatial axis %u",
+                              kr_ps_fmt(b1, sizeof b1, dw, rank), i);
     if (__builtin_add_overflow(dx[2 + i], pads[i], &padded) || __builtin_add_overflow(padded, pads[n + i], &padded) ||
         __builtin_mul_overflow(dil[i], dw[2 + i] - 1, &span) || span >= padded)
-      return kr_op_emit_error(op, "the kernel of spatial axis %u (size %lld, dilation %lld) does not fit the padded "
-                              "input of size %lld + %lld + %lld (x %s)", i, (long long)dw[2 + i], (long long)dil[i],
-                              (long long)dx[2 + i], (long long)pads[i], (long long)pads[n + i],
-                              kr_ps_fmt(b2, sizeof b2, dx, rank));
+      return kr_op_emit_error(op,
+                              "the kernel of spatial axis %u (size %lld, dilation %lld) does not fit the padded "
+                              "input of size %lld + %lld + %lld (x %s)",
+                              i, (long long)dw[2 + i], (long long)dil[i], (long long)dx[2 + i], (long long)pads[i],
+                              (long long)pads[n + i], kr_ps_fmt(b2, sizeof b2, dx, rank));
     out[2 + i] = (padded - span - 1) / str[i] + 1;
   }
   results[0] = kr_type_tensor(kr_op_context(op), out, rank, kr_type_element(x));

@@ -23,7 +23,8 @@ static kr_status reduce(kr_op *op, kr_type *results) {
       return kr_op_emit_error(op, "attribute 'axes' %s has %lld out of range [0, %u)",
                               kr_ps_fmt(buf, sizeof buf, axes, n), (long long)axes[i], rank);
     if (i && axes[i] <= axes[i - 1])
-      return kr_op_emit_error(op, "attribute 'axes' %s must be strictly increasing", kr_ps_fmt(buf, sizeof buf, axes, n));
+      return kr_op_emit_error(op, "attribute 'axes' %s must be strictly increasing",
+                              kr_ps_fmt(buf, sizeof buf, axes, n));
   }
   int64_t out[KR_OP_MAX_RANK];
   unsigned k = 0;
@@ -54,12 +55,15 @@ static kr_status arg(kr_op *op, kr_type *results) {
   if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &x) || kr_ps_axis(op, "axis", x->u.shaped.rank, &axis) ||
       kr_ps_flag(op, "keepdims", &keep) || kr_ps_flag(op, "select_last_index", NULL))
     return KR_FAILURE;
-  if (x->u.shaped.dims[axis] == 0) return kr_op_emit_error(op, "axis %lld of operand 'x' is empty: no extreme to index", (long long)axis);
+  if (x->u.shaped.dims[axis] == 0)
+    return kr_op_emit_error(op, "axis %lld of operand 'x' is empty: no extreme to index", (long long)axis);
   int64_t out[KR_OP_MAX_RANK];
   unsigned k = 0;
   for (unsigned d = 0; d < x->u.shaped.rank; d++) {
-    if (d != axis) out[k++] = x->u.shaped.dims[d];
-    else if (keep) out[k++] = 1;
+    if (d != axis)
+      out[k++] = x->u.shaped.dims[d];
+    else if (keep)
+      out[k++] = 1;
   }
   results[0] = kr_type_tensor(kr_op_context(op), out, k, kr_type_integer(kr_op_context(op), 64, KR_SIGNLESS));
   return KR_SUCCESS;

@@ -47,10 +47,12 @@ kr_status kr_ps_operand(kr_op *op, unsigned i, unsigned classes, kr_type *out) {
 }
 
 kr_status kr_ps_same_type(kr_op *op, unsigned i, kr_type ti, unsigned j, kr_type tj) {
-  if (ti == tj) return KR_SUCCESS;   /* types are uniqued in the context */
+  if (ti == tj) return KR_SUCCESS; /* types are uniqued in the context */
   char *a = kr_type_to_cstr(ti), *b = kr_type_to_cstr(tj);
-  kr_op_emit_error(op, "operands #%u ('%s') and #%u ('%s') must have the same type (no implicit broadcast), "
-                   "got '%s' and '%s'", i, kr_ps_operand_name(op, i), j, kr_ps_operand_name(op, j), a, b);
+  kr_op_emit_error(op,
+                   "operands #%u ('%s') and #%u ('%s') must have the same type (no implicit broadcast), "
+                   "got '%s' and '%s'",
+                   i, kr_ps_operand_name(op, i), j, kr_ps_operand_name(op, j), a, b);
   free(a), free(b);
   return KR_FAILURE;
 }
@@ -89,7 +91,8 @@ kr_status kr_ps_result(kr_op *op, const int64_t *dims, int64_t rank, kr_type ele
   if (rank > KR_OP_MAX_RANK)
     return kr_op_emit_error(op, "result rank %lld exceeds the supported maximum %d", (long long)rank, KR_OP_MAX_RANK);
   if (kr_ps_product(dims, rank) < 0)
-    return kr_op_emit_error(op, "result shape %s has more than 2^63-1 elements", kr_ps_fmt(buf, sizeof buf, dims, rank));
+    return kr_op_emit_error(op, "result shape %s has more than 2^63-1 elements",
+                            kr_ps_fmt(buf, sizeof buf, dims, rank));
   *out = kr_type_tensor(kr_op_context(op), dims, (unsigned)rank, elem);
   return KR_SUCCESS;
 }

@@ -33,7 +33,7 @@ static bool is_shape_operand(const Onnx__NodeProto *np, int64_t opset, const kr_
   if (!s || !s->num_operands) return false;
   const kr_op_operand_spec *o = i < s->num_operands ? &s->operands[i] : &s->operands[s->num_operands - 1];
   if (i >= s->num_operands && !o->variadic) return false;
-  return o->shape;
+  return o->shape || o->static_value;
 }
 
 /* The graph inputs that are not initializers (IR < 4 lists initializers among the inputs; they

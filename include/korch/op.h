@@ -45,6 +45,7 @@ typedef struct kr_op_attr_spec {
 typedef struct kr_op_operand_spec {
   const char *name;          /* ONNX input/output name */
   bool optional, variadic, shape;   /* `?`, `...`, `#` in ops.def */
+  bool static_value;                /* `$` in ops.def: must be constant to lower, not for the shape */
 } kr_op_operand_spec;
 
 /* Shape inference: given op's operands (types, and constants through kr_op_constant_operand)

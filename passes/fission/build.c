@@ -123,7 +123,9 @@ kr_value fx_splat(kr_fission *f, kr_type elem, double v, const int64_t *dims, un
   kr_tensor tt;
   if (kr_tensor_alloc(&tt, one)) return fx_fail(f, "cannot allocate a constant");
   kr_tensor_set_f64(&tt, 0, v);
-  kr_attr a = kr_attr_dense(f->ctx, kr_type_tensor(f->ctx, dims, rank, elem), tt.data, tt.nbytes);
+  kr_type full = kr_type_tensor(f->ctx, dims, rank, elem);
+  /* A zero-element tensor stores no bytes (kr_attr_dense takes one element or all of them). */
+  kr_attr a = kr_attr_dense(f->ctx, full, tt.data, kr_type_num_elements(full) ? tt.nbytes : 0);
   kr_tensor_free(&tt);
   return fx_constant(f, a);
 }

@@ -156,9 +156,15 @@ kr_status kr_fission_conv_transpose(kr_fission *f, kr_op *op, kr_value *results)
   perm[0] = 0, perm[1] = 2, perm[2] = 1;
   d4[0] = group * mg, d4[1] = cg;
   for (unsigned i = 0; i < nsp; i++) d5[3 + i] = dw[2 + i], perm[3 + i] = 3 + i, d4[2 + i] = dw[2 + i];
-  kr_value wt = fx_reshape(f, w, d5, r + 1);
-  wt = fx_transpose(f, wt, perm);
-  wt = fx_reshape(f, wt, d4, r);
+  kr_value wt;
+  if (group == 1) {   /* [C, M, k...] -> [M, C, k...] directly */
+    for (unsigned i = 0; i < r; i++) perm[i] = i < 2 ? 1 - i : i;
+    wt = fx_transpose(f, w, perm);
+  } else {
+    wt = fx_reshape(f, w, d5, r + 1);
+    wt = fx_transpose(f, wt, perm);
+    wt = fx_reshape(f, wt, d4, r);
+  }
   /* Flip every spatial axis of the weight. */
   int64_t st[KR_OP_MAX_RANK], en[KR_OP_MAX_RANK], sp[KR_OP_MAX_RANK];
   for (unsigned i = 0; i < r; i++) {
@@ -178,7 +184,9 @@ kr_status kr_fission_conv_transpose(kr_fission *f, kr_op *op, kr_value *results)
     ones[i] = 1;
   }
   memset(zeros, 0, sizeof zeros);
-  kr_value xp = fx_pad(f, x, pads, interior, "constant", NULL);
+  bool strided = false;
+  for (unsigned i = 0; i < nsp; i++) strided = strided || g.stride[i] > 1;
+  kr_value xp = fx_pad(f, x, pads, strided ? interior : NULL, "constant", NULL);
   kr_value y = conv_prim(f, xp, wt, ones, g.dilation, zeros, nsp, group);
   results[0] = add_channel_bias(f, y, bias);
   return fx_status(f);
@@ -341,13 +349,12 @@ static void ein_contract(kr_fission *f, ein_term *a, ein_term *b, const bool *ne
   }
   for (unsigned j = 0; j < nn_; j++) pb[ib++] = nn[j];
   kr_value av = fx_transpose(f, a->v, pa), bv = fx_transpose(f, b->v, pb), y;
-  if (nk == 0) {
-    int64_t sa[3] = {bp, mp, 1}, sb[3] = {bp, 1, np};
-    y = fx_binary(f, "prim.mul", fx_reshape(f, av, sa, 3), fx_reshape(f, bv, sb, 3));
-  } else {
-    int64_t sa[3] = {bp, mp, kp}, sb[3] = {bp, kp, np};
-    y = fx_matmul(f, fx_reshape(f, av, sa, 3), fx_reshape(f, bv, sb, 3));
-  }
+  /* [batch, M, K] x [batch, K, N]; without batch labels plain [M, K] x [K, N]. */
+  unsigned mr = nb ? 3 : 2;
+  int64_t sa[3] = {bp, mp, nk ? kp : 1}, sb[3] = {bp, nk ? kp : 1, np};
+  av = fx_reshape(f, av, sa + 3 - mr, mr);
+  bv = fx_reshape(f, bv, sb + 3 - mr, mr);
+  y = nk ? fx_matmul(f, av, bv) : fx_binary(f, "prim.mul", av, bv);   /* nothing contracted: outer product */
   a->v = fx_reshape(f, y, outd, no);
   a->rank = no;
   memcpy(a->label, outl, no * sizeof *outl);

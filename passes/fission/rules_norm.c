@@ -10,7 +10,8 @@
  * end.  Statistics are two-pass like the kernels: mean = reduce_sum(x) / count, then
  * var = reduce_sum((x - mean)^2) / count (never negative).  Reductions keep their dims so the
  * statistic broadcasts back (fx_binary inserts the prim.broadcast); per-channel [C] parameters
- * are reshaped to [C, 1, ..., 1] first. */
+ * are reshaped to [C, 1, ..., 1] first.  Primitives are built in the order of the statements
+ * (never two building calls as arguments of one call: C leaves their order unspecified). */
 #include <math.h>
 
 #include "dialects/op/shape_reduce.h"
@@ -125,16 +126,16 @@ kr_status kr_fission_layer_normalization(kr_fission *f, kr_op *op, kr_value *res
   unsigned rank = fx_rank(x), n = 0;
   int64_t axes[KR_OP_MAX_RANK], count = 1;
   for (unsigned d = (unsigned)axis; d < rank; d++) axes[n++] = d, count *= fx_dims(x)[d];
-  kr_type c = fx_elem(x);
-  if (c->u.fkind != KR_F64 && !(op->num_results > 1 && result_elem(f, 1)->u.fkind == KR_F64)) c = kr_type_float(f->ctx, KR_F32);
-  else c = kr_type_float(f->ctx, KR_F64);
+  kr_value wide[2] = {x, op->num_results > 1 ? kr_op_result(op, 1) : NULL};   /* X, a stash-typed value */
+  kr_type c = calc_type(f, wide, 2);
   kr_value xc = fx_cast(f, x, c);
   kr_value mean = mean_over(f, xc, axes, n, count);
   kr_value d = fx_binary(f, "prim.sub", xc, mean);
   kr_value var = var_over(f, d, axes, n, count);
   kr_value inv = fx_unary(f, "prim.sqrt", fx_binary_scalar(f, "prim.add", var, kr_op_attr_float(op, "epsilon")));
   inv = fx_binary(f, "prim.div", fx_splat_like(f, inv, 1.0), inv);
-  kr_value y = fx_binary(f, "prim.mul", fx_binary(f, "prim.mul", d, inv), fx_cast(f, scale, c));
+  kr_value y = fx_binary(f, "prim.mul", d, inv);
+  y = fx_binary(f, "prim.mul", y, fx_cast(f, scale, c));
   if (b) y = fx_binary(f, "prim.add", y, fx_cast(f, b, c));
   results[0] = fx_cast(f, y, fx_elem(x));
   if (op->num_results > 1) results[1] = fx_cast(f, mean, result_elem(f, 1));
@@ -182,8 +183,8 @@ kr_status kr_fission_batch_normalization(kr_fission *f, kr_op *op, kr_value *res
     }
     int64_t C = fx_numel(in);
     kr_value stat = fx_reshape(f, k == 1 ? mean : var, &C, 1);
-    kr_value run = fx_binary(f, "prim.add", fx_binary_scalar(f, "prim.mul", fx_cast(f, in, c), mom),
-                             fx_binary_scalar(f, "prim.mul", stat, 1 - mom));
+    kr_value old = fx_binary_scalar(f, "prim.mul", fx_cast(f, in, c), mom);
+    kr_value run = fx_binary(f, "prim.add", old, fx_binary_scalar(f, "prim.mul", stat, 1 - mom));
     results[k] = fx_cast(f, run, result_elem(f, k));
   }
   return fx_status(f);
@@ -204,9 +205,10 @@ kr_status kr_fission_instance_normalization(kr_fission *f, kr_op *op, kr_value *
   kr_value xc = fx_cast(f, x, c);
   kr_value mean = mean_over(f, xc, axes, n, count);
   kr_value var = var_over(f, fx_binary(f, "prim.sub", xc, mean), axes, n, count);
-  kr_value a = fx_binary(f, "prim.div", channel_param(f, v[1], rank, c),
+  kr_value scale = channel_param(f, v[1], rank, c), bias = channel_param(f, v[2], rank, c);
+  kr_value a = fx_binary(f, "prim.div", scale,
                          fx_unary(f, "prim.sqrt", fx_binary_scalar(f, "prim.add", var, kr_op_attr_float(op, "epsilon"))));
-  kr_value b = fx_binary(f, "prim.sub", channel_param(f, v[2], rank, c), fx_binary(f, "prim.mul", mean, a));
+  kr_value b = fx_binary(f, "prim.sub", bias, fx_binary(f, "prim.mul", mean, a));
   results[0] = fx_cast(f, fx_binary(f, "prim.add", fx_binary(f, "prim.mul", xc, a), b), fx_elem(x));
   return fx_status(f);
 }

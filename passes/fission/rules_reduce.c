@@ -24,8 +24,6 @@
 
 typedef enum rkind { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_SUMSQ, R_L1, R_L2, R_LOGSUM, R_LSE } rkind;
 
-static bool is_int(kr_type e) { return e->kind == KR_TYPE_INTEGER || e->kind == KR_TYPE_INDEX; }
-
 /* The float type composite steps are computed in: f64 for f64, f32 for the other floats. */
 static kr_type calc_float(kr_fission *f, kr_type e) {
   return kr_type_float(f->ctx, fx_is_float(e) && e->u.fkind == KR_F64 ? KR_F64 : KR_F32);
@@ -86,7 +84,8 @@ static kr_status reduce_rule(kr_fission *f, kr_op *op, kr_value *results, rkind 
   case R_LSE: {
     /* m = max over the axes, 0 where infinite (NaN stays: it propagates as in the kernel). */
     kr_value m = fx_reduce(f, "prim.reduce_max", xc, axes, n, true);
-    kr_value inf = fx_cmp(f, "eq", fx_unary(f, "prim.abs", m), fx_splat_like(f, m, INFINITY));
+    kr_value am = fx_unary(f, "prim.abs", m);
+    kr_value inf = fx_cmp(f, "eq", am, fx_splat_like(f, m, INFINITY));
     m = fx_select(f, inf, fx_splat_like(f, m, 0), m);
     kr_value s = fx_reduce(f, "prim.reduce_sum", fx_unary(f, "prim.exp", fx_binary(f, "prim.sub", xc, m)), axes, n, true);
     y = fx_binary(f, "prim.add", m, fx_unary(f, "prim.log", s));

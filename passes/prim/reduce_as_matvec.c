@@ -58,7 +58,7 @@ static bool rewrite_reduce(kr_rewriter *rw, kr_op *op, int64_t min_size) {
     if (reduced) k *= dims[d];
     else other *= dims[d];
   }
-  if (k < min_size) return false;
+  if (k < 1 || k < min_size) return false;
 
   kr_context *ctx = kr_op_context(op);
   kr_type elem = kr_type_element(xt);

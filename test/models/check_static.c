@@ -134,11 +134,13 @@ int main(int argc, char **argv) {
     if (s.problems > 20) printf("... %u problems in all\n", s.problems);
     if (prim) {
       unsigned total = 0;
-      for (int c = 0; c < KR_PRIM_NUM_CLASSES; c++) total += s.prims[c];
+      for (int c = 0; c < KR_PRIM_NUM_CLASSES; c++)
+        if (c != KR_PRIM_CONSTANT) total += s.prims[c];
       printf("%s: %u primitives (", file, total);
       for (int c = 0; c < KR_PRIM_NUM_CLASSES; c++)
-        printf("%s%u %s", c ? ", " : "", s.prims[c], kr_prim_class_name((kr_prim_class)c));
-      printf("), %s\n", s.problems ? "NOT a static primitive graph" : "static primitive graph");
+        if (c != KR_PRIM_CONSTANT) printf("%s%u %s", c ? ", " : "", s.prims[c], kr_prim_class_name((kr_prim_class)c));
+      printf(") and %u constants, %s\n", s.prims[KR_PRIM_CONSTANT],
+             s.problems ? "NOT a static primitive graph" : "static primitive graph");
     } else {
       printf("%s: %u op-level ops (%u constants), %s\n", file, s.ops, s.constants,
              s.problems ? "NOT a static graph" : "static graph");
