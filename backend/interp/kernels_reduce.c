@@ -138,6 +138,11 @@ static kr_status reduce_int(kr_op *op, const kr_tensor *x, kr_tensor *y, const p
     free(xi), free(acc);
     return kr_op_emit_error(op, "out of memory");
   }
+  /* ui64 max/min: compare with the sign bit flipped (an order-preserving map onto int64). */
+  bool flip = (c == K_MAX || c == K_MIN) && kr_type_is_unsigned_int(kr_tensor_elem(x)) &&
+              kr_tensor_elem(x)->u.integer.width == 64;
+  if (flip)
+    for (int64_t i = 0; i < x->numel; i++) xi[i] ^= INT64_MIN;
   int64_t init = c == K_PROD ? 1 : c == K_MAX ? INT64_MIN : c == K_MIN ? INT64_MAX : 0;
   for (int64_t i = 0; i < p->out_numel; i++) acc[i] = init;
   if (p->in_numel) {
@@ -158,6 +163,8 @@ static kr_status reduce_int(kr_op *op, const kr_tensor *x, kr_tensor *y, const p
      * saturates to the element type's range. */
     for (int64_t i = 0; i < p->out_numel; i++) kr_tensor_set_f64(y, i, c == K_MAX ? -INFINITY : INFINITY);
   } else {
+    if (flip)
+      for (int64_t i = 0; i < p->out_numel; i++) acc[i] ^= INT64_MIN;
     kr_store_i64(y, acc);
   }
   free(xi), free(acc);
@@ -288,8 +295,11 @@ kr_status kr_eval_reduce_log_sum_exp(kr_op *op, kr_tensor *const *ins, kr_tensor
       for (int64_t j = 1; j < n; j++) {                                                            \
         const T *row = xo + j * inner;                                                             \
         for (int64_t i = 0; i < inner; i++) {                                                      \
-          T v = row[i];                                                                            \
-          bool better = is_max ? (last ? v >= best[i] : v > best[i]) : (last ? v <= best[i] : v < best[i]); \
+          T v = row[i], b = best[i];                                                               \
+          /* numpy: a NaN is the extreme (the first, or with select_last_index the last, one). */   \
+          bool better = b != b   ? (last && v != v)                                                \
+                        : v != v ? true                                                            \
+                        : is_max ? (last ? v >= b : v > b) : (last ? v <= b : v < b);              \
           if (better) best[i] = v, yo[i] = j;                                                      \
         }                                                                                          \
       }                                                                                            \
@@ -323,6 +333,9 @@ static kr_status arg_extremum(kr_op *op, kr_tensor *const *ins, kr_tensor *const
     arg_d(x->data, out, outer, n, inner, is_max, last, best);
   } else if (is_int_elem(e)) {
     int64_t *xi = kr_load_i64(x);
+    /* ui64 orders like int64 once the sign bit is flipped (ui8..ui32 load non-negative). */
+    if (xi && kr_type_is_unsigned_int(e) && e->u.integer.width == 64)
+      for (int64_t i = 0; i < x->numel; i++) xi[i] ^= INT64_MIN;
     if (xi) arg_i(xi, out, outer, n, inner, is_max, last, best);
     else st = kr_op_emit_error(op, "out of memory");
     free(xi);

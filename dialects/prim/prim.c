@@ -119,7 +119,7 @@ kr_op *kr_prim_build(kr_builder *b, const char *name, const kr_value *operands, 
       kr_op_state_add_attr(&st, attrs->u.dict.entries[i].name, attrs->u.dict.entries[i].value);
   kr_type none = kr_type_none(ctx);
   const kr_op_def *def = kr_context_lookup_op(ctx, kr_ident_get(ctx, name, strlen(name)));
-  if (!def || !(def->traits & KR_TRAIT_SCHEMA)) {
+  if (!def || !(def->traits & KR_TRAIT_SCHEMA) || strncmp(name, "prim.", 5)) {
     kr_op_state_free(&st);
     kr_emit_error(ctx, loc, "'%s' is not a registered primitive", name);
     return NULL;
