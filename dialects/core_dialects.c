@@ -1,5 +1,6 @@
 /* dialects/core_dialects.c - registration of the dialects korch ships in its library. */
 #include "dialects/core_dialects.h"
+#include "korch/kernel.h"
 #include "korch/op.h"
 #include "korch/prim.h"
 
@@ -8,5 +9,6 @@ kr_status kr_register_core_dialects(kr_context *ctx) {
   for (unsigned i = 0; i < sizeof defs / sizeof defs[0]; i++)
     if (kr_context_register_dialect(ctx, defs[i])) return KR_FAILURE;
   if (kr_register_op_dialect(ctx)) return KR_FAILURE;
-  return kr_register_prim_dialect(ctx);
+  if (kr_register_prim_dialect(ctx)) return KR_FAILURE;
+  return kr_register_kernel_dialect(ctx);
 }

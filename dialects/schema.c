@@ -13,17 +13,24 @@ static char *dup_range(const char *s, size_t n) {
   return r;
 }
 
+/* The next space-separated token of a row string at or after *p: false at the end; else its
+ * start in *p and its end in *e. */
+static bool next_token(const char **p, const char **e) {
+  while (**p == ' ') (*p)++;
+  if (!**p) return false;
+  *e = *p;
+  while (**e && **e != ' ') (*e)++;
+  return true;
+}
+
 /* "X W B?" / "inputs..." / "#shape" */
 static void parse_operands(const char *spec, kr_op_operand_spec **out, unsigned *n, unsigned *min, unsigned *max) {
   kr_op_operand_spec *v = calloc(16, sizeof *v);
   unsigned k = 0;
   *min = 0;
   *max = 0;
-  for (const char *p = spec; *p;) {
-    while (*p == ' ') p++;
-    if (!*p) break;
-    const char *e = p;
-    while (*e && *e != ' ') e++;
+  const char *e = NULL;
+  for (const char *p = spec; next_token(&p, &e);) {
     kr_op_operand_spec o = {0};
     const char *b = p;
     if (*b == '#') o.shape = true, b++;
@@ -44,11 +51,8 @@ static void parse_operands(const char *spec, kr_op_operand_spec **out, unsigned 
 static void parse_attrs(const char *spec, kr_op_attr_spec **out, unsigned *n) {
   kr_op_attr_spec *v = calloc(16, sizeof *v);
   unsigned k = 0;
-  for (const char *p = spec; *p;) {
-    while (*p == ' ') p++;
-    if (!*p) break;
-    const char *e = p;
-    while (*e && *e != ' ') e++;
+  const char *e = NULL;
+  for (const char *p = spec; next_token(&p, &e);) {
     const char *colon = memchr(p, ':', (size_t)(e - p));
     kr_op_attr_spec a = {0};
     a.name = dup_range(p, (size_t)(colon - p));

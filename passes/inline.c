@@ -209,6 +209,9 @@ static bool can_inline(inliner *in, kr_op *call, size_t src, size_t t) {
   if (t == (size_t)-1 || in->nodes[t].erased || t == src) return false;
   node *nt = &in->nodes[t];
   if (nt->in_cycle || nt->scc == in->nodes[src].scc) return false;
+  /* A kernel launch is orchestration's decision (one kernel.func = one GPU kernel): inlining it
+   * would undo the kernel boundary, so only func.call sites are candidates. */
+  if (strcmp(call->name, "func.call") != 0) return false;
   kr_region *body = &nt->op->regions[0];
   if (!body->first || body->first->next) return false;   /* several blocks: see the file comment */
   kr_block *b = body->first;

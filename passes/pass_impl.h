@@ -117,5 +117,7 @@ extern const kr_pass_def kr_inline_pass;
 /* passes/prim/: Korch's algebraic rewrites of the primitive graph (docs/Passes.md). */
 extern const kr_pass_def kr_prim_reduce_as_matvec_pass;
 extern const kr_pass_def kr_prim_normalize_after_matmul_pass;
+/* passes/orchestrate/orchestrate.c: kernel orchestration (docs/Orchestration.md). */
+extern const kr_pass_def kr_orchestrate_pass;
 
 #endif

@@ -234,24 +234,30 @@ def generate():
     return '\n'.join(out).rstrip('\n') + '\n'
 
 
+def write_or_check(page, output, check, script):
+    """Writes `page` to `output`; with `check`, compares instead and exits 1 with a unified diff
+    and '<script>: <output> is stale: run scripts/<script>' when they differ (gen-prim-docs.py
+    uses it too)."""
+    if check:
+        try:
+            old = open(output).read()
+        except OSError as e:
+            sys.exit('%s: cannot read %s: %s' % (script, output, e))
+        if old != page:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), page.splitlines(True),
+                                                       output, 'regenerated'))
+            sys.exit('%s: %s is stale: run scripts/%s' % (script, output, script))
+        return
+    with open(output, 'w') as f:
+        f.write(page)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--check', action='store_true', help='fail (with a diff) when the page is stale')
     ap.add_argument('-o', '--output', default=os.path.join(ROOT, 'docs', 'Dialects', 'op.md'))
     args = ap.parse_args()
-    page = generate()
-    if args.check:
-        try:
-            old = open(args.output).read()
-        except OSError as e:
-            sys.exit('gen-op-docs.py: cannot read %s: %s' % (args.output, e))
-        if old != page:
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), page.splitlines(True),
-                                                       args.output, 'regenerated'))
-            sys.exit('gen-op-docs.py: %s is stale: run scripts/gen-op-docs.py' % args.output)
-        return
-    with open(args.output, 'w') as f:
-        f.write(page)
+    write_or_check(generate(), args.output, args.check, 'gen-op-docs.py')
 
 
 if __name__ == '__main__':

@@ -9,13 +9,12 @@
 The operand, result and attribute tables, the semantics (ops.def's comments and summaries) and
 the class of every primitive come from ops.def, the dialect's single source of truth; element
 types, shape rules, examples and the design section from scripts/prim_docs_notes.py
-(hand-written).  The row parsing is scripts/gen-op-docs.py's.  The lit test
+(hand-written).  The row parsing and the page check are scripts/gen-op-docs.py's.  The lit test
 test/Dialect/prim/docs-up-to-date.kir runs --check and verifies the examples with korch-opt, so a
 change to ops.def without regenerating the page, or an example that no longer verifies, fails the
 tests.
 """
 import argparse
-import difflib
 import importlib.util
 import os
 import re
@@ -258,19 +257,7 @@ def main():
     if args.examples:
         sys.stdout.write(examples())
         return
-    page = generate()
-    if args.check:
-        try:
-            old = open(args.output).read()
-        except OSError as e:
-            sys.exit('gen-prim-docs.py: cannot read %s: %s' % (args.output, e))
-        if old != page:
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), page.splitlines(True),
-                                                       args.output, 'regenerated'))
-            sys.exit('gen-prim-docs.py: %s is stale: run scripts/gen-prim-docs.py' % args.output)
-        return
-    with open(args.output, 'w') as f:
-        f.write(page)
+    op_docs.write_or_check(generate(), args.output, args.check, 'gen-prim-docs.py')
 
 
 if __name__ == '__main__':

@@ -1,5 +1,8 @@
 /* backend/interp/interp.c - the executor: runs a func.func's single block op by op.
  *
+ * Calls run their callee's block the same way: func.call a func.func, and kernel.launch (the
+ * kernel level, korch/kernel.h) a kernel.func, whose body ends in kernel.return.
+ *
  * Every SSA value of the block gets a slot (a numbering through a pointer-keyed hash map); a slot
  * holds an owned tensor (kernel results), a borrowed one (block arguments, constants read in
  * place from their attribute or resource) or nothing (op.none).  Uses are counted up front, so
@@ -14,6 +17,7 @@
 #include "korch/diag.h"
 #include "korch/dialect.h"
 #include "korch/interp.h"
+#include "korch/kernel.h"
 #include "korch/op.h"
 
 /* func.call nesting deeper than this is taken for unbounded recursion (the C stack would go
@@ -144,11 +148,26 @@ static kr_status exec_return(frame *f, kr_op *op, kr_tensor *outputs, unsigned n
   return KR_SUCCESS;
 }
 
+/* Whether `op` is a function the interpreter runs (func.func, kernel.func). */
+static bool is_function(const kr_op *op) {
+  return !strcmp(op->name, "func.func") || !strcmp(op->name, KR_KERNEL_FUNC_OP);
+}
+
+/* The function op a call op runs: func.call -> func.func, kernel.launch -> kernel.func; NULL for
+ * other ops. */
+static const char *callee_kind(const kr_op *op) {
+  if (!strcmp(op->name, "func.call")) return "func.func";
+  if (!strcmp(op->name, KR_KERNEL_LAUNCH_OP)) return KR_KERNEL_FUNC_OP;
+  return NULL;
+}
+
+/* func.call and kernel.launch: runs the callee on views of the operands. */
 static kr_status exec_call(frame *f, kr_op *op, kr_tensor *results, unsigned depth) {
+  const char *want = callee_kind(op);
   kr_attr callee = kr_op_get_attr(op, "callee");
   kr_op *fn = callee && callee->kind == KR_ATTR_SYMBOL_REF ? kr_symbol_lookup(op, callee) : NULL;
-  if (!fn || strcmp(fn->name, "func.func") != 0)
-    return kr_op_emit_error(op, "callee does not name a func.func of the enclosing module");
+  if (!fn || strcmp(fn->name, want) != 0)
+    return kr_op_emit_error(op, "callee does not name a %s of the enclosing module", want);
   if (depth + 1 >= KR_INTERP_MAX_CALL_DEPTH)
     return kr_op_emit_error(op, "calls nest deeper than %d: unbounded recursion?", KR_INTERP_MAX_CALL_DEPTH);
   kr_tensor *args = calloc(op->num_operands ? op->num_operands : 1, sizeof *args);
@@ -211,8 +230,9 @@ static kr_status exec_kernel(frame *f, kr_op *op, kr_tensor *results) {
 static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
                      unsigned num_outputs, unsigned depth) {
   for (unsigned i = 0; i < num_outputs; i++) memset(&outputs[i], 0, sizeof outputs[i]);
-  if (!func || strcmp(func->name, "func.func") != 0)
-    return func ? kr_op_emit_error(func, "is not a func.func: the interpreter runs functions") : KR_FAILURE;
+  if (!func || !is_function(func))
+    return func ? kr_op_emit_error(func, "is not a func.func or kernel.func: the interpreter runs functions")
+                : KR_FAILURE;
   kr_region *body = func->num_regions ? kr_op_region(func, 0) : NULL;
   if (!body || kr_region_empty(body))
     return kr_op_emit_error(func, "has no body (an external declaration cannot be interpreted)");
@@ -263,7 +283,7 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
   bool returned = false;
   kr_tensor small[4];
   for (kr_op *op = b->first; op && !st; op = op->next) {
-    if (strcmp(op->name, "func.return") == 0) {
+    if (strcmp(op->name, "func.return") == 0 || strcmp(op->name, KR_KERNEL_RETURN_OP) == 0) {
       st = exec_return(&f, op, outputs, num_outputs);
       returned = true;
       break;
@@ -279,7 +299,7 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
       none = true;
     else if (kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE))
       st = exec_constant(op, &res[0]);
-    else if (strcmp(op->name, "func.call") == 0)
+    else if (callee_kind(op))
       st = exec_call(&f, op, res, depth);
     else
       st = exec_kernel(&f, op, res);
@@ -295,7 +315,9 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
     }
     if (res != small) free(res);
   }
-  if (!st && !returned) st = kr_op_emit_error(func, "body does not end with func.return");
+  if (!st && !returned)
+    st = kr_op_emit_error(func, "body does not end with %s",
+                          strcmp(func->name, "func.func") ? KR_KERNEL_RETURN_OP : "func.return");
   if (st)
     for (unsigned i = 0; i < num_outputs; i++) kr_tensor_free(&outputs[i]);
   frame_free(&f);

@@ -75,6 +75,16 @@ void kr_layout_permute(const void *src, void *dst, const int64_t *dims, unsigned
   kr_layout_strided_copy(src, dst, rank, odims, sstride, eb);
 }
 
+void kr_layout_gather_blocks(void *dst, const void *src, int64_t outer, int64_t dim, const int64_t *idx, int64_t n,
+                             size_t chunk) {
+  if (!chunk) return;
+  char *dp = dst;
+  const char *sp = src;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < n; j++, dp += chunk)
+      memcpy(dp, sp + ((size_t)o * (size_t)dim + (size_t)idx[j]) * chunk, chunk);
+}
+
 int64_t kr_layout_read_ints(kr_op *op, const kr_tensor *t, int64_t *out, int64_t cap, const char *what) {
   if (!t) return 0;
   if (t->numel > cap) {
@@ -274,49 +284,61 @@ kr_status kr_eval_pad(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) 
     memcpy(out->data, in->data, eb);
     return KR_SUCCESS;
   }
-  bool value_zero = true;
-  for (size_t k = 0; k < eb; k++) value_zero &= value[k] == 0;
-
-  /* The last axis: a source map, and the run [lo, hi) copied with one memcpy. */
+  /* Source maps of every axis, concatenated; on the last axis the run [lo, hi) is copied with
+   * one memcpy. */
+  int64_t total = 0;
+  for (unsigned d = 0; d < rank; d++) total += odims[d];
+  int64_t *maps = malloc((size_t)total * sizeof *maps), *map[KR_OP_MAX_RANK];
+  if (!maps) return kr_op_emit_error(op, "out of memory");
+  int64_t at = 0;
+  for (unsigned d = 0; d < rank; at += odims[d], d++) {
+    map[d] = maps + at;
+    for (int64_t j = 0; j < odims[d]; j++) map[d][j] = pad_source(j - pads[d], idims[d], m);
+  }
   int64_t olast = odims[rank - 1], ilast = idims[rank - 1], b = pads[rank - 1];
-  int64_t *map = malloc((size_t)olast * sizeof *map);
-  if (!map) return kr_op_emit_error(op, "out of memory");
-  for (int64_t j = 0; j < olast; j++) map[j] = pad_source(j - b, ilast, m);
   int64_t lo = b > 0 ? b : 0, hi = b + ilast < olast ? b + ilast : olast;
   if (hi < lo) hi = lo;
+  kr_layout_pad_rows(in, out, map, b, lo, hi, value);
+  free(maps);
+  return KR_SUCCESS;
+}
 
+void kr_layout_pad_rows(const kr_tensor *x, kr_tensor *y, int64_t *const *map, int64_t low, int64_t lo, int64_t hi,
+                        const char *fill) {
+  unsigned rank = kr_tensor_rank(x), l = rank - 1;
+  size_t eb = kr_layout_elem_bytes(x);
+  const int64_t *xd = kr_tensor_dims(x), *yd = kr_tensor_dims(y);
+  bool fill_zero = true;
+  for (size_t k = 0; k < eb; k++) fill_zero &= fill[k] == 0;
+  int64_t olast = yd[l];
   int64_t istride[KR_OP_MAX_RANK], idx[KR_OP_MAX_RANK] = {0};
-  kr_dims_strides(idims, rank, istride);
-  int64_t rows = out->numel / olast;
-  char *dp = out->data;
-  const char *sp = in->data;
+  kr_dims_strides(xd, rank, istride);
+  int64_t rows = y->numel / olast;
+  char *dp = y->data;
+  const char *sp = x->data;
   for (int64_t r = 0; r < rows; r++, dp += (size_t)olast * eb) {
     int64_t off = 0;
     bool constant_row = false;
-    for (unsigned d = 0; d + 1 < rank; d++) {
-      int64_t s = pad_source(idx[d] - pads[d], idims[d], m);
-      if (s < 0) {
-        constant_row = true;
-        break;
-      }
+    for (unsigned d = 0; d < l && !constant_row; d++) {
+      int64_t s = map[d][idx[d]];
+      if (s < 0) constant_row = true;
       off += s * istride[d];
     }
     if (constant_row) {
-      if (!value_zero)
-        for (int64_t j = 0; j < olast; j++) memcpy(dp + j * eb, value, eb);
+      if (!fill_zero)
+        for (int64_t j = 0; j < olast; j++) memcpy(dp + j * eb, fill, eb);
     } else {
       const char *row = sp + off * (int64_t)eb;
-      for (int64_t j = 0; j < lo; j++) memcpy(dp + j * eb, map[j] < 0 ? value : row + map[j] * (int64_t)eb, eb);
-      if (hi > lo) memcpy(dp + lo * eb, row + (lo - b) * (int64_t)eb, (size_t)(hi - lo) * eb);
-      for (int64_t j = hi; j < olast; j++) memcpy(dp + j * eb, map[j] < 0 ? value : row + map[j] * (int64_t)eb, eb);
+      const int64_t *ml = map[l];
+      for (int64_t j = 0; j < lo; j++) memcpy(dp + j * eb, ml[j] < 0 ? fill : row + ml[j] * (int64_t)eb, eb);
+      if (hi > lo) memcpy(dp + lo * eb, row + (lo - low) * (int64_t)eb, (size_t)(hi - lo) * eb);
+      for (int64_t j = hi; j < olast; j++) memcpy(dp + j * eb, ml[j] < 0 ? fill : row + ml[j] * (int64_t)eb, eb);
     }
-    for (int d = (int)rank - 2; d >= 0; d--) {
-      if (++idx[d] < odims[d]) break;
+    for (unsigned d = l; d-- > 0;) {
+      if (++idx[d] < yd[d]) break;
       idx[d] = 0;
     }
   }
-  free(map);
-  return KR_SUCCESS;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -35,12 +35,7 @@ kr_status kr_eval_gather(kr_op *op, kr_tensor *const *ins, kr_tensor *const *out
   if (!idx) return kr_op_emit_error(op, "out of memory");
   kr_status st = KR_SUCCESS;
   for (int64_t j = 0; j < ni && !st; j++) st = norm_index(op, kr_tensor_get_i64(ind, j), dim, &idx[j]);
-  if (!st && chunk) {
-    char *dp = outs[0]->data;
-    const char *sp = data->data;
-    for (int64_t o = 0; o < outer; o++)
-      for (int64_t j = 0; j < ni; j++, dp += chunk) memcpy(dp, sp + ((size_t)o * (size_t)dim + (size_t)idx[j]) * chunk, chunk);
-  }
+  if (!st) kr_layout_gather_blocks(outs[0]->data, data->data, outer, dim, idx, ni, chunk);
   free(idx);
   return st;
 }

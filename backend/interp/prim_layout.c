@@ -141,8 +141,6 @@ kr_status kr_prim_eval_pad(kr_op *op, kr_tensor *const *ins, kr_tensor *const *o
   }
   char fill[16] = {0};
   if (value && value->numel >= 1 && eb <= sizeof fill) memcpy(fill, value->data, eb);
-  bool fill_zero = true;
-  for (size_t k = 0; k < eb; k++) fill_zero &= fill[k] == 0;
   /* Source maps of every axis, concatenated. */
   int64_t *maps = malloc((size_t)total * sizeof *maps), *map[KR_OP_MAX_RANK];
   if (!maps) return kr_op_emit_error(op, "out of memory");
@@ -159,34 +157,7 @@ kr_status kr_prim_eval_pad(kr_op *op, kr_tensor *const *ins, kr_tensor *const *o
     hi = low + xd[l] < olast ? low + xd[l] : olast;
     if (hi < lo) hi = lo;
   }
-  int64_t istride[KR_OP_MAX_RANK], idx[KR_OP_MAX_RANK] = {0};
-  kr_dims_strides(xd, rank, istride);
-  int64_t rows = y->numel / olast;
-  char *dp = y->data;
-  const char *sp = x->data;
-  for (int64_t r = 0; r < rows; r++, dp += (size_t)olast * eb) {
-    int64_t off = 0;
-    bool constant_row = false;
-    for (unsigned d = 0; d < l && !constant_row; d++) {
-      int64_t s = map[d][idx[d]];
-      if (s < 0) constant_row = true;
-      off += s * istride[d];
-    }
-    if (constant_row) {
-      if (!fill_zero)
-        for (int64_t j = 0; j < olast; j++) memcpy(dp + j * eb, fill, eb);
-    } else {
-      const char *row = sp + off * (int64_t)eb;
-      const int64_t *ml = map[l];
-      for (int64_t j = 0; j < lo; j++) memcpy(dp + j * eb, ml[j] < 0 ? fill : row + ml[j] * (int64_t)eb, eb);
-      if (hi > lo) memcpy(dp + lo * eb, row + (lo - low) * (int64_t)eb, (size_t)(hi - lo) * eb);
-      for (int64_t j = hi; j < olast; j++) memcpy(dp + j * eb, ml[j] < 0 ? fill : row + ml[j] * (int64_t)eb, eb);
-    }
-    for (unsigned d = l; d-- > 0;) {
-      if (++idx[d] < yd[d]) break;
-      idx[d] = 0;
-    }
-  }
+  kr_layout_pad_rows(x, y, map, low, lo, hi, fill);
   free(maps);
   return KR_SUCCESS;
 }
@@ -225,13 +196,7 @@ kr_status kr_prim_eval_gather(kr_op *op, kr_tensor *const *ins, kr_tensor *const
     }
     idx[j] = v;
   }
-  size_t chunk = (size_t)inner * kr_layout_elem_bytes(data);
-  if (chunk) {
-    char *dp = outs[0]->data;
-    const char *sp = data->data;
-    for (int64_t o = 0; o < outer; o++)
-      for (int64_t j = 0; j < n; j++, dp += chunk) memcpy(dp, sp + ((size_t)o * (size_t)dim + (size_t)idx[j]) * chunk, chunk);
-  }
+  kr_layout_gather_blocks(outs[0]->data, data->data, outer, dim, idx, n, (size_t)inner * kr_layout_elem_bytes(data));
   free(idx);
   return KR_SUCCESS;
 }

@@ -1,6 +1,12 @@
 /* dialects/func/func.c - the `func` dialect: func.func, func.return, func.call (MLIR's
  * FuncOps.td / FuncOps.cpp and FunctionInterfaces.cpp).  Verifier messages use MLIR's wording so
- * that tests read the same against mlir-opt. */
+ * that tests read the same against mlir-opt.
+ *
+ * The hooks also serve other dialects' function-like triples with the same assembly (the kernel
+ * dialect's kernel.func / kernel.return / kernel.launch, dialects/kernel/): they name ops after
+ * the op at hand (`'<its name>'` in messages), and a return or call pairs with the `func` op of
+ * its own dialect ("kernel.return" -> "kernel.func"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +30,20 @@ static kr_type func_signature(const kr_op *fn) {
   return a->type;
 }
 
-static bool is_func_func(const kr_op *op) { return op && strcmp(op->name, FUNC_FUNC) == 0; }
+/* "<dialect>.func" for an op name "<dialect>.<op>": the function op a return or call of that
+ * dialect pairs with (func.call -> func.func, kernel.launch -> kernel.func). */
+static void paired_func_name(const char *name, char *buf, size_t cap) {
+  const char *dot = strchr(name, '.');
+  int n = dot ? (int)(dot - name) : (int)strlen(name);
+  snprintf(buf, cap, "%.*s.func", n, name);
+}
+
+/* Whether `op` is the function op of `user`'s dialect. */
+static bool is_paired_func(const kr_op *op, const kr_op *user) {
+  char want[64];
+  paired_func_name(user->name, want, sizeof want);
+  return op && strcmp(op->name, want) == 0;
+}
 
 /* ---------------------------------------------------------------------------------------------
  * func.func */
@@ -114,11 +133,11 @@ static kr_status parse_optional_dict(kr_asm_parser *p, kr_attr *out) {
 
 /* `loc(...)` after an argument, through a scratch op state (the parser API reads trailing
  * locations into one). */
-static kr_status parse_optional_arg_loc(kr_asm_parser *p, kr_attr *out) {
+static kr_status parse_optional_arg_loc(kr_asm_parser *p, const char *op_name, kr_attr *out) {
   *out = NULL;
   if (!kr_parser_peek_keyword(p, "loc")) return KR_SUCCESS;
   kr_op_state tmp;
-  kr_op_state_init(&tmp, kr_parser_context(p), FUNC_FUNC, NULL);
+  kr_op_state_init(&tmp, kr_parser_context(p), op_name, NULL);
   kr_status s = kr_parser_parse_optional_trailing_loc(p, &tmp);
   *out = tmp.loc;
   kr_op_state_free(&tmp);
@@ -184,7 +203,7 @@ kr_status kr_func_func_parse(kr_asm_parser *p, kr_op_state *st) {
       }
       kr_attr dict;
       if (kr_parser_parse_type(p, &a.type) || parse_optional_dict(p, &dict)) goto out;
-      if (named && parse_optional_arg_loc(p, &a.loc)) goto out;
+      if (named && parse_optional_arg_loc(p, st->name, &a.loc)) goto out;
       kr_vec_push(&args, &a, sizeof a);
       KR_VEC_PUSH(&in_types, kr_type, a.type);
       KR_VEC_PUSH(&in_dicts, kr_attr, dict);
@@ -221,9 +240,9 @@ kr_status kr_func_func_parse(kr_asm_parser *p, kr_op_state *st) {
     for (unsigned j = 0; j < KR_ARRAY_SIZE(func_inferred_attrs); j++) {
       if (strcmp(an, func_inferred_attrs[j]) != 0) continue;
       kr_emit_error(ctx, dict_loc,
-                    "custom op 'func.func' '%s' is an inferred attribute and should not be specified in the "
+                    "custom op '%s' '%s' is an inferred attribute and should not be specified in the "
                     "explicit attribute dictionary",
-                    an);
+                    st->name, an);
       goto out;
     }
   }
@@ -243,7 +262,7 @@ kr_status kr_func_func_parse(kr_asm_parser *p, kr_op_state *st) {
                                named ? (unsigned)args.len : 0))
       goto out;
     if (kr_region_empty(body)) {
-      kr_emit_error(ctx, body_loc, "custom op 'func.func' expected non-empty function body");
+      kr_emit_error(ctx, body_loc, "custom op '%s' expected non-empty function body", st->name);
       goto out;
     }
   }
@@ -328,7 +347,9 @@ void kr_func_func_print(kr_asm_printer *p, kr_op *op) {
 
 kr_status kr_func_return_verify(kr_op *op) {
   kr_op *fn = kr_op_parent_op(op);
-  if (!is_func_func(fn)) return kr_op_emit_error(op, "expects parent op '" FUNC_FUNC "'");
+  char want[64];
+  paired_func_name(op->name, want, sizeof want);
+  if (!is_paired_func(fn, op)) return kr_op_emit_error(op, "expects parent op '%s'", want);
   kr_type fty = func_signature(fn);
   if (!fty) return KR_SUCCESS; /* the function's own verifier reports it */
   kr_attr name = kr_op_get_attr(fn, "sym_name");
@@ -378,7 +399,7 @@ kr_status kr_func_return_parse(kr_asm_parser *p, kr_op_state *st) {
   kr_attr ops_loc = kr_parser_loc(p);
   if (kr_parser_parse_operand_list(p, &ops) || kr_parser_expect(p, ":") || kr_parser_parse_type_list(p, &types))
     goto out;
-  s = resolve_exactly(p, &ops, ops_loc, KR_VEC_DATA(&types, kr_type), (unsigned)types.len, "func.return", st);
+  s = resolve_exactly(p, &ops, ops_loc, KR_VEC_DATA(&types, kr_type), (unsigned)types.len, st->name, st);
 out:
   kr_vec_free(&ops);
   kr_vec_free(&types);
@@ -421,7 +442,13 @@ kr_status kr_func_call_verify(kr_op *op) {
   if (callee->kind != KR_ATTR_SYMBOL_REF || callee->u.symref.num_nested != 0)
     return kr_op_emit_error(op, "attribute 'callee' failed to satisfy constraint: flat symbol reference attribute");
   kr_op *fn = kr_symbol_lookup(op, callee);
-  if (!is_func_func(fn)) return kr_op_emit_error(op, "'%s' does not reference a valid function", callee->u.symref.root);
+  if (!is_paired_func(fn, op)) {
+    /* MLIR's wording for func.call; other dialects name the op the callee must be. */
+    char want[64];
+    paired_func_name(op->name, want, sizeof want);
+    return kr_op_emit_error(op, "'%s' does not reference a valid %s", callee->u.symref.root,
+                            strcmp(want, FUNC_FUNC) ? want : "function");
+  }
   kr_type fty = func_signature(fn);
   if (!fty) return KR_SUCCESS; /* reported by the callee's verifier */
 
@@ -475,10 +502,10 @@ kr_status kr_func_call_parse(kr_asm_parser *p, kr_op_state *st) {
   kr_attr type_loc = kr_parser_loc(p);
   if (kr_parser_parse_type(p, &fty)) goto out;
   if (fty->kind != KR_TYPE_FUNCTION) {
-    kr_emit_error(ctx, type_loc, "custom op 'func.call' expected function type");
+    kr_emit_error(ctx, type_loc, "custom op '%s' expected function type", st->name);
     goto out;
   }
-  if (resolve_exactly(p, &ops, ops_loc, fty->u.func.inputs, fty->u.func.num_inputs, "func.call", st)) goto out;
+  if (resolve_exactly(p, &ops, ops_loc, fty->u.func.inputs, fty->u.func.num_inputs, st->name, st)) goto out;
   kr_op_state_add_results(st, fty->u.func.results, fty->u.func.num_results);
   s = KR_SUCCESS;
 out:

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dialects/canonical_util.h"
 #include "dialects/op/op_impl.h"
 #include "korch/rewrite.h"
 
@@ -33,22 +34,11 @@
 static kr_type result_type(kr_op *op, unsigned i) { return kr_value_type(kr_op_result(op, i)); }
 static kr_type operand_type(kr_op *op, unsigned i) { return kr_value_type(kr_op_operand(op, i)); }
 
-static bool is_static_tensor(kr_type t) {
-  return t->kind == KR_TYPE_TENSOR && kr_type_has_static_shape(t) && t->u.shaped.rank <= KR_OP_MAX_RANK;
-}
-
 /* Replaces every result of `op` by operand 0 (a no-op op). */
 static kr_status forward_operand(kr_rewriter *rw, kr_op *op) {
   kr_value v = kr_op_operand(op, 0);
   kr_rewriter_replace_op(rw, op, &v);
   return KR_SUCCESS;
-}
-
-/* Whether `op`'s single result has exactly operand 0's type: for the ops forwarded on this
- * condition, equal static shapes mean the op moves no element. */
-static bool result_is_operand_type(kr_op *op) {
-  return op->num_results == 1 && op->num_operands >= 1 && result_type(op, 0) == operand_type(op, 0) &&
-         is_static_tensor(result_type(op, 0));
 }
 
 /* Reads constant operand i as integers without reporting anything (patterns are speculative,
@@ -113,30 +103,11 @@ static kr_attr i64_attr(kr_context *ctx, const int64_t *vals, unsigned n) {
   return kr_attr_dense(ctx, type, vals, n * sizeof(int64_t));
 }
 
-/* Creates `name`(operands) {attrs} -> type before `at` (its location) and replaces `at`'s single
- * result with it. */
-static kr_status replace_with_new(kr_rewriter *rw, kr_op *at, const char *name, const kr_value *operands,
-                                  unsigned n, const kr_named_attr *attrs, unsigned na) {
-  kr_type type = result_type(at, 0);
-  kr_op_state st;
-  kr_op_state_init(&st, kr_op_context(at), name, at->loc);
-  kr_op_state_add_operands(&st, operands, n);
-  for (unsigned i = 0; i < na; i++) kr_op_state_add_attr(&st, attrs[i].name, attrs[i].value);
-  kr_op_state_add_results(&st, &type, 1);
-  kr_rewriter_set_insertion_point_before(rw, at);
-  kr_op *r = kr_rewriter_create(rw, &st);
-  kr_op_state_free(&st);
-  if (!r) return KR_FAILURE;
-  kr_value v = kr_op_result(r, 0);
-  kr_rewriter_replace_op(rw, at, &v);
-  return KR_SUCCESS;
-}
-
 /* Reshape(x, result dims) replacing `at` (a reshape-like op of x).  allowzero = 1 only when a
  * result dim is 0, so the 0 is a size and not "copy the input dim" (ONNX Reshape-14). */
 static kr_status replace_with_reshape(kr_rewriter *rw, kr_op *at, kr_value x) {
   kr_type rt = result_type(at, 0);
-  if (!is_static_tensor(rt) || !is_static_tensor(kr_value_type(x))) return KR_FAILURE;
+  if (!kr_canon_is_static_tensor(rt) || !kr_canon_is_static_tensor(kr_value_type(x))) return KR_FAILURE;
   unsigned rank = rt->u.shaped.rank;
   kr_value shape = i64_constant(rw, at, rt->u.shaped.dims, rank);
   if (!shape) return KR_FAILURE;
@@ -145,7 +116,7 @@ static kr_status replace_with_reshape(kr_rewriter *rw, kr_op *at, kr_value x) {
   kr_context *ctx = kr_op_context(at);
   kr_named_attr az = {kr_ident_cstr(ctx, "allowzero"), kr_attr_integer(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), 1)};
   kr_value operands[2] = {x, shape};
-  return replace_with_new(rw, at, "op.reshape", operands, 2, &az, zero ? 1 : 0);
+  return kr_canon_replace_with_new(rw, at, "op.reshape", operands, 2, &az, zero ? 1 : 0);
 }
 
 static bool named(kr_op *op, const char *name) { return op && !strcmp(op->name, name); }
@@ -168,8 +139,8 @@ static kr_status set_shape_operand(kr_rewriter *rw, kr_op *op, unsigned i, const
  * equal reshapes compare equal, and a shape computed at run time (an exporter's shape
  * sub-graph that could not fold) stops keeping that sub-graph alive. */
 static kr_status reshape_canonical_shape(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 2 || op->num_results != 1 || !is_static_tensor(result_type(op, 0)) ||
-      !is_static_tensor(operand_type(op, 0)))
+  if (op->num_operands != 2 || op->num_results != 1 || !kr_canon_is_static_tensor(result_type(op, 0)) ||
+      !kr_canon_is_static_tensor(operand_type(op, 0)))
     return KR_FAILURE;
   kr_type rt = result_type(op, 0);
   bool zero = false;
@@ -192,14 +163,16 @@ static kr_status reshape_canonical_shape(kr_rewriter *rw, kr_op *op) {
 /* Expand's `shape` becomes the result dims: broadcasting x to them gives the same tensor as
  * broadcasting to any shape whose broadcast with x's shape is them (ONNX Expand-13). */
 static kr_status expand_canonical_shape(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 2 || op->num_results != 1 || !is_static_tensor(result_type(op, 0))) return KR_FAILURE;
+  if (op->num_operands != 2 || op->num_results != 1 || !kr_canon_is_static_tensor(result_type(op, 0)))
+    return KR_FAILURE;
   kr_type rt = result_type(op, 0);
   return set_shape_operand(rw, op, 1, rt->u.shaped.dims, rt->u.shaped.rank);
 }
 
 /* ConstantOfShape's `input` becomes the result dims, after which the op folds to a splat. */
 static kr_status constant_of_shape_canonical_shape(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || op->num_results != 1 || !is_static_tensor(result_type(op, 0))) return KR_FAILURE;
+  if (op->num_operands != 1 || op->num_results != 1 || !kr_canon_is_static_tensor(result_type(op, 0)))
+    return KR_FAILURE;
   kr_type rt = result_type(op, 0);
   return set_shape_operand(rw, op, 0, rt->u.shaped.dims, rt->u.shaped.rank);
 }
@@ -224,12 +197,12 @@ static kr_status identity_op(kr_rewriter *rw, kr_op *op) {
  * and the variadic Concat/Sum/Max/Min/Mean with one input: an unchanged type means unchanged
  * elements in the same order. */
 static kr_status same_type_noop(kr_rewriter *rw, kr_op *op) {
-  if (!result_is_operand_type(op)) return KR_FAILURE;
+  if (!kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   return forward_operand(rw, op);
 }
 
 static kr_status single_input_noop(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || !result_is_operand_type(op)) return KR_FAILURE;
+  if (op->num_operands != 1 || !kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   return forward_operand(rw, op);
 }
 
@@ -247,7 +220,7 @@ static kr_status dropout_inference(kr_rewriter *rw, kr_op *op) {
     kr_value mask = kr_op_result(op, 1);
     kr_type mt = kr_value_type(mask);
     if (kr_value_has_uses(mask)) {
-      if (!is_static_tensor(mt) || !kr_type_is_integer(kr_type_element(mt), 1)) return KR_FAILURE;
+      if (!kr_canon_is_static_tensor(mt) || !kr_type_is_integer(kr_type_element(mt), 1)) return KR_FAILURE;
       kr_context *ctx = kr_op_context(op);
       unsigned char one = 1;
       kr_op_state st;
@@ -267,67 +240,29 @@ static kr_status dropout_inference(kr_rewriter *rw, kr_op *op) {
   return KR_SUCCESS;
 }
 
-/* The permutation of a Transpose (default: reversed axes, ONNX Transpose-13) into perm; returns
- * the rank, or -1 when the operand is not a static tensor or perm is malformed. */
-static int transpose_perm(kr_op *op, int64_t *perm) {
-  if (op->num_operands != 1 || op->num_results != 1) return -1;
-  kr_type t = operand_type(op, 0);
-  if (!is_static_tensor(t)) return -1;
-  unsigned rank = t->u.shaped.rank;
-  const int64_t *p;
-  unsigned n = kr_op_attr_ints(op, "perm", &p);
-  if (!kr_op_attr_present(op, "perm")) {
-    for (unsigned i = 0; i < rank; i++) perm[i] = rank - 1 - i;
-    return (int)rank;
-  }
-  if (n != rank) return -1;
-  bool seen[KR_OP_MAX_RANK] = {false};
-  for (unsigned i = 0; i < n; i++) {
-    if (p[i] < 0 || p[i] >= rank || seen[p[i]]) return -1;
-    seen[p[i]] = true;
-    perm[i] = p[i];
-  }
-  return (int)n;
-}
-
 static kr_status transpose_identity(kr_rewriter *rw, kr_op *op) {
-  int64_t perm[KR_OP_MAX_RANK];
-  int n = transpose_perm(op, perm);
-  if (n < 0) return KR_FAILURE;
-  for (int i = 0; i < n; i++)
-    if (perm[i] != i) return KR_FAILURE;
+  if (!kr_canon_transpose_is_identity(op, true)) return KR_FAILURE;
   return identity_op(rw, op);
 }
 
-/* Transpose(Transpose(x, p1), p2) = Transpose(x, p) with p[i] = p1[p2[i]]. */
+/* Transpose(Transpose(x, p1), p2) = Transpose(x, p) with p[i] = p1[p2[i]] (an absent perm is the
+ * reversed axes). */
 static kr_status transpose_of_transpose(kr_rewriter *rw, kr_op *op) {
   kr_op *inner = kr_value_defining_op(kr_op_operand(op, 0));
   if (!named(inner, "op.transpose")) return KR_FAILURE;
   int64_t p1[KR_OP_MAX_RANK], p2[KR_OP_MAX_RANK], p[KR_OP_MAX_RANK];
-  int n1 = transpose_perm(inner, p1), n2 = transpose_perm(op, p2);
+  int n1 = kr_canon_transpose_perm(inner, true, p1), n2 = kr_canon_transpose_perm(op, true, p2);
   if (n1 < 0 || n1 != n2) return KR_FAILURE;
   for (int i = 0; i < n2; i++) p[i] = p1[p2[i]];
   kr_context *ctx = kr_op_context(op);
   kr_named_attr a = {kr_ident_cstr(ctx, "perm"), kr_attr_dense_array(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), p, (unsigned)n2)};
   kr_value x = kr_op_operand(inner, 0);
-  return replace_with_new(rw, op, "op.transpose", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, op, "op.transpose", &x, 1, &a, 1);
 }
 
 /* A Transpose that keeps the order of the axes longer than 1 moves no element: a Reshape. */
 static kr_status transpose_to_reshape(kr_rewriter *rw, kr_op *op) {
-  int64_t perm[KR_OP_MAX_RANK];
-  int n = transpose_perm(op, perm);
-  if (n < 0) return KR_FAILURE;
-  const int64_t *dims = operand_type(op, 0)->u.shaped.dims;
-  int64_t last = -1;
-  bool moved = false;
-  for (int i = 0; i < n; i++) {
-    if (perm[i] != i) moved = true;
-    if (dims[perm[i]] == 1) continue;
-    if (perm[i] < last) return KR_FAILURE;
-    last = perm[i];
-  }
-  if (!moved) return KR_FAILURE;   /* identity: transpose_identity's */
+  if (!kr_canon_transpose_is_reshape(op, true)) return KR_FAILURE;
   return replace_with_reshape(rw, op, kr_op_operand(op, 0));
 }
 
@@ -335,7 +270,7 @@ static kr_status transpose_to_reshape(kr_rewriter *rw, kr_op *op) {
  * step s >= 2 over an axis of d >= 2 elements keeps at most ceil(d/2) < d of them, and a
  * full-size slice with step 1 starts at 0.  A negative step reverses, so it must not match. */
 static kr_status slice_identity(kr_rewriter *rw, kr_op *op) {
-  if (!result_is_operand_type(op)) return KR_FAILURE;
+  if (!kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   if (kr_op_operand_present(op, 4)) {
     int64_t steps[KR_OP_MAX_RANK];
     int64_t n = const_ints(op, 4, steps, KR_OP_MAX_RANK);
@@ -348,7 +283,7 @@ static kr_status slice_identity(kr_rewriter *rw, kr_op *op) {
 
 /* Pad by all-zero pads, in any mode.  Equal types alone are not enough: pads [1, -1] shift. */
 static kr_status pad_identity(kr_rewriter *rw, kr_op *op) {
-  if (!result_is_operand_type(op)) return KR_FAILURE;
+  if (!kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   int64_t pads[2 * KR_OP_MAX_RANK];
   int64_t n = const_ints(op, 1, pads, 2 * KR_OP_MAX_RANK);
   if (n < 0) return KR_FAILURE;
@@ -363,7 +298,7 @@ static kr_status pad_identity(kr_rewriter *rw, kr_op *op) {
  * through roi), and every interpolation mode returns the input sample at an integer
  * coordinate (the cubic kernel is [0, 1, 0, 0] there). */
 static kr_status resize_identity(kr_rewriter *rw, kr_op *op) {
-  if (!result_is_operand_type(op)) return KR_FAILURE;
+  if (!kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   const char *ctm = kr_op_attr_string(op, "coordinate_transformation_mode");
   if (ctm && !strcmp(ctm, "tf_crop_and_resize")) return KR_FAILURE;
   kr_type t = operand_type(op, 0);
@@ -471,48 +406,16 @@ static kr_status idempotent(kr_rewriter *rw, kr_op *op) {
   return KR_SUCCESS;
 }
 
-/* Significant bits of a float type (the implicit bit included). */
-static unsigned float_precision(kr_type t) {
-  switch (t->u.fkind) {
-  case KR_F16: return 11;
-  case KR_BF16: return 8;
-  case KR_F32: return 24;
-  case KR_F64: return 53;
-  }
-  return 0;
-}
-
-/* Whether every value of element type `from` is exactly a value of `to` (so a Cast through `to`
- * loses nothing and the next Cast sees the same value). */
-static bool cast_is_exact(kr_type from, kr_type to) {
-  if (from == to) return true;
-  if (from->kind == KR_TYPE_FLOAT) {
-    if (to->kind != KR_TYPE_FLOAT) return false;
-    if (to->u.fkind == KR_F64) return true;
-    return to->u.fkind == KR_F32 && (from->u.fkind == KR_F16 || from->u.fkind == KR_BF16);
-  }
-  if (from->kind != KR_TYPE_INTEGER) return false;
-  unsigned w = from->u.integer.width;
-  if (w == 1) return to->kind == KR_TYPE_INTEGER || to->kind == KR_TYPE_FLOAT;   /* 0 and 1 */
-  bool is_unsigned = from->u.integer.sign == KR_UNSIGNED;
-  unsigned magnitude = is_unsigned ? w : w - 1;   /* -2^(w-1) is a power of two: exact too */
-  if (to->kind == KR_TYPE_FLOAT) return magnitude <= float_precision(to);
-  if (to->kind != KR_TYPE_INTEGER || to->u.integer.width == 1) return false;
-  unsigned tw = to->u.integer.width;
-  if (to->u.integer.sign == KR_UNSIGNED) return is_unsigned && tw >= w;
-  return is_unsigned ? tw > w : tw >= w;
-}
-
 /* Cast(Cast(x, T1), T2) = Cast(x, T2) when T1 holds every value of x's type. */
 static kr_status cast_of_exact_cast(kr_rewriter *rw, kr_op *op) {
   kr_op *inner = kr_value_defining_op(kr_op_operand(op, 0));
   if (!named(inner, "op.cast") || inner->num_operands != 1) return KR_FAILURE;
   kr_type from = kr_type_element(operand_type(inner, 0)), mid = kr_type_element(result_type(inner, 0));
-  if (!cast_is_exact(from, mid)) return KR_FAILURE;
+  if (!kr_canon_cast_is_exact(from, mid)) return KR_FAILURE;
   kr_context *ctx = kr_op_context(op);
   kr_named_attr a = {kr_ident_cstr(ctx, "to"), kr_attr_type(ctx, kr_type_element(result_type(op, 0)))};
   kr_value x = kr_op_operand(inner, 0);
-  return replace_with_new(rw, op, "op.cast", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, op, "op.cast", &x, 1, &a, 1);
 }
 
 /* CastLike(x, t) = Cast(x, to = element type of t) (ONNX CastLike-15's definition). */
@@ -521,14 +424,14 @@ static kr_status cast_like_to_cast(kr_rewriter *rw, kr_op *op) {
   kr_context *ctx = kr_op_context(op);
   kr_named_attr a = {kr_ident_cstr(ctx, "to"), kr_attr_type(ctx, kr_type_element(operand_type(op, 1)))};
   kr_value x = kr_op_operand(op, 0);
-  return replace_with_new(rw, op, "op.cast", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, op, "op.cast", &x, 1, &a, 1);
 }
 
 /* Concat: operands with no element along the axis contribute nothing (one must stay, it carries
  * the other dims); a single-use Concat on the same axis feeding this one is spliced in. */
 static kr_status concat_flatten(kr_rewriter *rw, kr_op *op) {
   kr_type rt = result_type(op, 0);
-  if (op->num_results != 1 || !is_static_tensor(rt) || !kr_op_attr_present(op, "axis")) return KR_FAILURE;
+  if (op->num_results != 1 || !kr_canon_is_static_tensor(rt) || !kr_op_attr_present(op, "axis")) return KR_FAILURE;
   int64_t rank = rt->u.shaped.rank, axis = kr_op_attr_int(op, "axis");
   if (axis < -rank || axis >= rank) return KR_FAILURE;
   if (axis < 0) axis += rank;
@@ -537,7 +440,7 @@ static kr_status concat_flatten(kr_rewriter *rw, kr_op *op) {
   for (unsigned i = 0; i < op->num_operands; i++) {
     kr_value v = kr_op_operand(op, i);
     kr_type t = kr_value_type(v);
-    if (!is_static_tensor(t) || t->u.shaped.rank != rank) {
+    if (!kr_canon_is_static_tensor(t) || t->u.shaped.rank != rank) {
       kr_vec_free(&vals);
       return KR_FAILURE;
     }
@@ -546,7 +449,7 @@ static kr_status concat_flatten(kr_rewriter *rw, kr_op *op) {
       continue;
     }
     kr_op *in = kr_value_defining_op(v);
-    if (named(in, "op.concat") && kr_value_has_one_use(v) && in->num_results == 1 && is_static_tensor(t)) {
+    if (named(in, "op.concat") && kr_value_has_one_use(v) && in->num_results == 1 && kr_canon_is_static_tensor(t)) {
       int64_t ia = kr_op_attr_int(in, "axis");
       if (ia < 0) ia += rank;
       if (ia == axis) {
@@ -561,7 +464,7 @@ static kr_status concat_flatten(kr_rewriter *rw, kr_op *op) {
   if (changed && vals.len == 0) KR_VEC_PUSH(&vals, kr_value, kr_op_operand(op, 0));
   if (changed) {
     kr_named_attr a = {kr_ident_cstr(kr_op_context(op), "axis"), kr_op_get_attr(op, "axis")};
-    st = replace_with_new(rw, op, "op.concat", KR_VEC_DATA(&vals, kr_value), (unsigned)vals.len, &a, 1);
+    st = kr_canon_replace_with_new(rw, op, "op.concat", KR_VEC_DATA(&vals, kr_value), (unsigned)vals.len, &a, 1);
   }
   kr_vec_free(&vals);
   return st;

@@ -46,6 +46,12 @@ kr_status kr_op_fold_generic(kr_op *op, const kr_attr *operands, kr_fold_result 
     total += n;
   }
   if (total > KR_OP_FOLD_MAX_ELEMENTS) return KR_FAILURE;
+  /* The kernel runs over the operands' logical elements: a reduction of a splat stored as one
+   * element would still take that many steps, so bound the work on the operands too. */
+  for (unsigned i = 0; i < op->num_operands; i++) {
+    int64_t n = operands[i] ? kr_type_num_elements(operands[i]->type) : 0;
+    if (n < 0 || n > KR_OP_FOLD_MAX_ELEMENTS) return KR_FAILURE;
+  }
   kr_tensor in[64], *inp[64] = {0}, out[64];
   kr_status st = KR_SUCCESS;
   unsigned made = 0;

@@ -36,11 +36,7 @@ static char names[NUM_ROWS][48];
 static kr_op_def op_defs[NUM_ROWS + 2];
 static bool tables_built;
 
-kr_status kr_op_constant_verify(kr_op *op);
-kr_status kr_op_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results);
 kr_status kr_op_none_verify(kr_op *op);
-static kr_status eval_constant(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs);
-static const kr_interp_hooks constant_hooks = {eval_constant};
 
 static void build_tables(void) {
   if (tables_built) return;
@@ -73,7 +69,7 @@ static void build_tables(void) {
       .summary = "a tensor constant (ONNX Constant and initializers): `value` is dense or dense_resource",
       .verify = kr_op_constant_verify,
       .fold = kr_op_constant_fold,
-      .interpreter = &constant_hooks,
+      .interpreter = &kr_op_constant_hooks,
   };
   op_defs[NUM_ROWS + 1] = (kr_op_def){
       .name = KR_OP_NONE,
@@ -116,6 +112,7 @@ static kr_status eval_constant(kr_op *op, kr_tensor *const *ins, kr_tensor *cons
   kr_tensor_free(&t);
   return KR_SUCCESS;
 }
+const kr_interp_hooks kr_op_constant_hooks = {eval_constant};
 
 kr_status kr_op_none_verify(kr_op *op) {
   if (kr_value_type(kr_op_result(op, 0))->kind != KR_TYPE_NONE)
@@ -124,9 +121,13 @@ kr_status kr_op_none_verify(kr_op *op) {
 }
 
 kr_op *kr_op_materialize_constant(kr_builder *b, kr_attr value, kr_type type, kr_attr loc) {
+  return kr_constant_materialize(b, KR_OP_CONSTANT, value, type, loc);
+}
+
+kr_op *kr_constant_materialize(kr_builder *b, const char *name, kr_attr value, kr_type type, kr_attr loc) {
   if (!value || (value->kind != KR_ATTR_DENSE && value->kind != KR_ATTR_RESOURCE) || value->type != type) return NULL;
   kr_op_state st;
-  kr_op_state_init(&st, b->ctx, KR_OP_CONSTANT, loc);
+  kr_op_state_init(&st, b->ctx, name, loc);
   kr_op_state_add_attr(&st, "value", value);
   kr_op_state_add_results(&st, &type, 1);
   kr_op *c = kr_builder_create(b, &st);
@@ -344,6 +345,12 @@ kr_status kr_op_operand_tensor(kr_op *op, unsigned i, kr_type *out) {
   if (t->kind != KR_TYPE_TENSOR || !kr_type_has_static_shape(t) || t->u.shaped.rank > KR_OP_MAX_RANK) {
     char *s = kr_type_to_cstr(t);
     kr_op_emit_error(op, "operand #%u ('%s') must be a tensor with a static shape, got '%s'", i, operand_name(op, i), s);
+    free(s);
+    return KR_FAILURE;
+  }
+  if (kr_type_num_elements(t) < 0) {
+    char *s = kr_type_to_cstr(t);
+    kr_op_emit_error(op, "operand #%u ('%s') of type '%s' has more than 2^63 - 1 elements", i, operand_name(op, i), s);
     free(s);
     return KR_FAILURE;
   }

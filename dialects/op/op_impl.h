@@ -17,9 +17,17 @@
 kr_status kr_op_verify_generic(kr_op *op);
 kr_status kr_op_fold_generic(kr_op *op, const kr_attr *operands, kr_fold_result *results);
 kr_op *kr_op_materialize_constant(kr_builder *b, kr_attr value, kr_type type, kr_attr loc);
-/* op.constant's hooks; prim.constant shares them. */
+/* op.constant's hooks; prim.constant shares them.  Verify: `value` is a dense or
+ * dense_resource attribute of the result's (static) type; fold: that attribute; interpret: its
+ * elements copied into the preallocated result. */
 kr_status kr_op_constant_verify(kr_op *op);
 kr_status kr_op_constant_fold(kr_op *op, const kr_attr *operands, kr_fold_result *results);
+extern const kr_interp_hooks kr_op_constant_hooks;
+/* The constant op `name` (KR_OP_CONSTANT or KR_PRIM_CONSTANT_OP) holding `value` with result
+ * type `type`, created through b at `loc`: the body of both dialects' materialize_constant
+ * hooks.  NULL (nothing created) unless value is a dense or dense_resource attribute of type
+ * `type`. */
+kr_op *kr_constant_materialize(kr_builder *b, const char *name, kr_attr value, kr_type type, kr_attr loc);
 /* The largest result (elements) constant folding produces; bigger ones stay ops. */
 #define KR_OP_FOLD_MAX_ELEMENTS (1 << 22)
 

@@ -1,6 +1,6 @@
-/* dialects/op/shape_elementwise.h - private to shape_unary.c / shape_binary.c: element type
- * classes of ONNX's type constraints and the checks both families share (defined in
- * shape_unary.c). */
+/* dialects/op/shape_elementwise.h - private to the dialects: element type classes of ONNX's
+ * type constraints (also the prim dialect's, dialects/prim/shape_util.h) and the checks
+ * shape_unary.c / shape_binary.c share (defined in shape_unary.c). */
 #ifndef KORCH_DIALECTS_OP_SHAPE_ELEMENTWISE_H
 #define KORCH_DIALECTS_OP_SHAPE_ELEMENTWISE_H
 

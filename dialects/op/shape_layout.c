@@ -45,17 +45,6 @@ static const char *fmt_dims(char *buf, size_t cap, const int64_t *v, int64_t n) 
   return buf;
 }
 
-/* The product of n static dims, or -1 when it does not fit in int64 (0 when any dim is 0). */
-static int64_t product(const int64_t *d, int64_t n) {
-  int64_t p = 1;
-  bool overflow = false;
-  for (int64_t i = 0; i < n; i++) {
-    if (d[i] == 0) return 0;
-    if (!overflow && __builtin_mul_overflow(p, d[i], &p)) overflow = true;
-  }
-  return overflow ? -1 : p;
-}
-
 /* The error of a dimension computation that does not fit in int64. */
 static kr_status dim_overflow(kr_op *op, const char *what) {
   return kr_op_emit_error(op, "%s does not fit in a 64-bit dimension", what);
@@ -202,7 +191,7 @@ kr_status kr_infer_reshape(kr_op *op, kr_type *results) {
   int64_t n = kr_op_constant_ints(op, 1, shape, KR_OP_MAX_RANK);
   if (n < 0) return KR_FAILURE;
   bool allowzero = kr_op_attr_int(op, "allowzero") != 0;
-  int64_t total = product(dims, rank), known = 1, infer = -1;
+  int64_t total = kr_dims_product(dims, rank), known = 1, infer = -1;
   bool has_zero = false, known_overflow = false;
   if (total < 0) return dim_overflow(op, "the element count of the input");
   char buf[256];
@@ -251,7 +240,7 @@ kr_status kr_infer_flatten(kr_op *op, kr_type *results) {
   if (axis < -(int64_t)rank || axis > (int64_t)rank)
     return kr_op_emit_error(op, "attribute 'axis' value %lld is out of range [%d, %u]", (long long)axis, -(int)rank, rank);
   if (axis < 0) axis += rank;
-  int64_t out[2] = {product(dims, axis), product(dims + axis, rank - axis)};
+  int64_t out[2] = {kr_dims_product(dims, axis), kr_dims_product(dims + axis, rank - axis)};
   if (out[0] < 0 || out[1] < 0) return dim_overflow(op, "a flattened dimension");
   results[0] = make_tensor(op, out, 2, kr_type_element(t));
   return KR_SUCCESS;

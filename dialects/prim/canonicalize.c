@@ -28,6 +28,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dialects/canonical_util.h"
 #include "dialects/prim/prim_impl.h"
 #include "korch/rewrite.h"
 
@@ -37,10 +38,6 @@
 static kr_type result_type(kr_op *op, unsigned i) { return kr_value_type(kr_op_result(op, i)); }
 static kr_type operand_type(kr_op *op, unsigned i) { return kr_value_type(kr_op_operand(op, i)); }
 static bool named(const kr_op *op, const char *name) { return op && !strcmp(op->name, name); }
-
-static bool is_static_tensor(kr_type t) {
-  return t && t->kind == KR_TYPE_TENSOR && kr_type_has_static_shape(t) && t->u.shaped.rank <= KR_OP_MAX_RANK;
-}
 
 /* The defining op of operand i when it is the primitive `name`, else NULL. */
 static kr_op *operand_def(kr_op *op, unsigned i, const char *name) {
@@ -56,44 +53,19 @@ static kr_status forward(kr_rewriter *rw, kr_op *op, kr_value v) {
   return KR_SUCCESS;
 }
 
-/* Whether `op`'s single result has exactly operand 0's (static tensor) type. */
-static bool result_is_operand_type(kr_op *op) {
-  return op->num_results == 1 && op->num_operands >= 1 && result_type(op, 0) == operand_type(op, 0) &&
-         is_static_tensor(result_type(op, 0));
-}
-
 static kr_named_attr ints_attr(kr_context *ctx, const char *name, const int64_t *vals, unsigned n) {
   return (kr_named_attr){kr_ident_cstr(ctx, name), kr_attr_dense_array(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), vals, n)};
-}
-
-/* Creates `name`(operands) {attrs} with result type `type` before `at` (its location) and
- * replaces `at`'s single result with it. */
-static kr_status replace_with_new(kr_rewriter *rw, kr_op *at, const char *name, const kr_value *operands, unsigned n,
-                                  const kr_named_attr *attrs, unsigned na) {
-  kr_type type = result_type(at, 0);
-  kr_op_state st;
-  kr_op_state_init(&st, kr_op_context(at), name, at->loc);
-  kr_op_state_add_operands(&st, operands, n);
-  for (unsigned i = 0; i < na; i++) kr_op_state_add_attr(&st, attrs[i].name, attrs[i].value);
-  kr_op_state_add_results(&st, &type, 1);
-  kr_rewriter_set_insertion_point_before(rw, at);
-  kr_op *r = kr_rewriter_create(rw, &st);
-  kr_op_state_free(&st);
-  if (!r) return KR_FAILURE;
-  kr_value v = kr_op_result(r, 0);
-  kr_rewriter_replace_op(rw, at, &v);
-  return KR_SUCCESS;
 }
 
 /* prim.reshape(x) to `at`'s result type, replacing `at` (or x itself when the types agree). */
 static kr_status replace_with_reshape(kr_rewriter *rw, kr_op *at, kr_value x) {
   kr_type rt = result_type(at, 0), xt = kr_value_type(x);
-  if (!is_static_tensor(rt) || !is_static_tensor(xt) || kr_type_element(rt) != kr_type_element(xt) ||
+  if (!kr_canon_is_static_tensor(rt) || !kr_canon_is_static_tensor(xt) || kr_type_element(rt) != kr_type_element(xt) ||
       kr_type_num_elements(rt) != kr_type_num_elements(xt))
     return KR_FAILURE;
   if (rt == xt) return forward(rw, at, x);
   kr_named_attr a = ints_attr(kr_op_context(at), "shape", rt->u.shaped.dims, rt->u.shaped.rank);
-  return replace_with_new(rw, at, "prim.reshape", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, at, "prim.reshape", &x, 1, &a, 1);
 }
 
 /* The splat dense attribute `v` holds: a constant-like op with a splat `value`, or a broadcast
@@ -139,38 +111,17 @@ static bool is_one(kr_op *op, unsigned i) {
 
 /* reshape / broadcast / cast whose result type is the operand's: nothing moves or converts. */
 static kr_status same_type_noop(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || !result_is_operand_type(op)) return KR_FAILURE;
+  if (op->num_operands != 1 || !kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   return forward(rw, op, kr_op_operand(op, 0));
 }
 
 static kr_status concat_single(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || !result_is_operand_type(op)) return KR_FAILURE;
+  if (op->num_operands != 1 || !kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   return forward(rw, op, kr_op_operand(op, 0));
 }
 
-/* The permutation of a transpose into perm (rank entries, checked to be one); returns the rank
- * or -1. */
-static int transpose_perm(kr_op *op, int64_t *perm) {
-  if (op->num_operands != 1 || op->num_results != 1 || !is_static_tensor(operand_type(op, 0))) return -1;
-  unsigned rank = operand_type(op, 0)->u.shaped.rank;
-  const int64_t *p;
-  unsigned n = kr_op_attr_ints(op, "perm", &p);
-  if (n != rank) return -1;
-  bool seen[KR_OP_MAX_RANK] = {false};
-  for (unsigned i = 0; i < n; i++) {
-    if (p[i] < 0 || p[i] >= rank || seen[p[i]]) return -1;
-    seen[p[i]] = true;
-    perm[i] = p[i];
-  }
-  return (int)n;
-}
-
 static kr_status transpose_identity(kr_rewriter *rw, kr_op *op) {
-  int64_t perm[KR_OP_MAX_RANK];
-  int n = transpose_perm(op, perm);
-  if (n < 0) return KR_FAILURE;
-  for (int i = 0; i < n; i++)
-    if (perm[i] != i) return KR_FAILURE;
+  if (!kr_canon_transpose_is_identity(op, false)) return KR_FAILURE;
   return forward(rw, op, kr_op_operand(op, 0));
 }
 
@@ -178,7 +129,7 @@ static kr_status transpose_identity(kr_rewriter *rw, kr_op *op) {
  * step s >= 2 over an axis of d >= 2 keeps at most ceil(d/2) < d of them, and a full-size slice
  * with step 1 starts at 0 (ops.def: start <= end <= dim).  A negative step reverses the axis. */
 static kr_status slice_identity(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || !result_is_operand_type(op)) return KR_FAILURE;
+  if (op->num_operands != 1 || !kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   const int64_t *steps;
   unsigned n = kr_op_attr_ints(op, "steps", &steps);
   kr_type t = operand_type(op, 0);
@@ -191,7 +142,7 @@ static kr_status slice_identity(kr_rewriter *rw, kr_op *op) {
 /* A pad by all-zero pads with no interior padding, in any mode.  Equal types alone are not
  * enough: pads [1, -1] shift the elements. */
 static kr_status pad_identity(kr_rewriter *rw, kr_op *op) {
-  if (!result_is_operand_type(op)) return KR_FAILURE;
+  if (!kr_canon_result_is_operand_type(op)) return KR_FAILURE;
   const int64_t *pads, *interior;
   unsigned np = kr_op_attr_ints(op, "pads", &pads), ni = kr_op_attr_ints(op, "interior", &interior);
   if (np != 2 * operand_type(op, 0)->u.shaped.rank) return KR_FAILURE;
@@ -207,8 +158,8 @@ static kr_status pad_identity(kr_rewriter *rw, kr_op *op) {
  * the reduction only drops the axes: a reshape, or nothing with keepdims.  reduce_sum only for
  * integers: the kernel computes 0 + x, which turns -0.0 into +0.0. */
 static kr_status reduce_unit_axes(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || op->num_results != 1 || !is_static_tensor(operand_type(op, 0)) ||
-      !is_static_tensor(result_type(op, 0)))
+  if (op->num_operands != 1 || op->num_results != 1 || !kr_canon_is_static_tensor(operand_type(op, 0)) ||
+      !kr_canon_is_static_tensor(result_type(op, 0)))
     return KR_FAILURE;
   kr_type xt = operand_type(op, 0);
   if (named(op, "prim.reduce_sum") && kr_type_element(xt)->kind != KR_TYPE_INTEGER) return KR_FAILURE;
@@ -286,7 +237,7 @@ static kr_status transpose_of_transpose(kr_rewriter *rw, kr_op *op) {
   kr_op *inner = operand_def(op, 0, "prim.transpose");
   if (!inner) return KR_FAILURE;
   int64_t p1[KR_OP_MAX_RANK], p2[KR_OP_MAX_RANK], p[KR_OP_MAX_RANK];
-  int n1 = transpose_perm(inner, p1), n2 = transpose_perm(op, p2);
+  int n1 = kr_canon_transpose_perm(inner, false, p1), n2 = kr_canon_transpose_perm(op, false, p2);
   if (n1 < 0 || n1 != n2) return KR_FAILURE;
   bool identity = true;
   for (int i = 0; i < n2; i++) {
@@ -296,24 +247,12 @@ static kr_status transpose_of_transpose(kr_rewriter *rw, kr_op *op) {
   kr_value x = kr_op_operand(inner, 0);
   if (identity) return forward(rw, op, x);
   kr_named_attr a = ints_attr(kr_op_context(op), "perm", p, (unsigned)n2);
-  return replace_with_new(rw, op, "prim.transpose", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, op, "prim.transpose", &x, 1, &a, 1);
 }
 
 /* A transpose that keeps the order of the axes longer than 1 moves no element: a reshape. */
 static kr_status transpose_to_reshape(kr_rewriter *rw, kr_op *op) {
-  int64_t perm[KR_OP_MAX_RANK];
-  int n = transpose_perm(op, perm);
-  if (n < 0) return KR_FAILURE;
-  const int64_t *dims = operand_type(op, 0)->u.shaped.dims;
-  int64_t last = -1;
-  bool moved = false;
-  for (int i = 0; i < n; i++) {
-    if (perm[i] != i) moved = true;
-    if (dims[perm[i]] == 1) continue;
-    if (perm[i] < last) return KR_FAILURE;
-    last = perm[i];
-  }
-  if (!moved) return KR_FAILURE;   /* the identity: transpose_identity's */
+  if (!kr_canon_transpose_is_reshape(op, false)) return KR_FAILURE;
   return replace_with_reshape(rw, op, kr_op_operand(op, 0));
 }
 
@@ -329,22 +268,23 @@ static kr_status reshape_of_reshape(kr_rewriter *rw, kr_op *op) {
  * comes from the same element of x either way. */
 static kr_status broadcast_of_broadcast(kr_rewriter *rw, kr_op *op) {
   kr_op *inner = operand_def(op, 0, "prim.broadcast");
-  if (!inner || inner->num_operands != 1 || !is_static_tensor(result_type(op, 0))) return KR_FAILURE;
+  if (!inner || inner->num_operands != 1 || !kr_canon_is_static_tensor(result_type(op, 0))) return KR_FAILURE;
   kr_value x = kr_op_operand(inner, 0);
   kr_type xt = kr_value_type(x), rt = result_type(op, 0);
-  if (!is_static_tensor(xt) || xt->u.shaped.rank > rt->u.shaped.rank) return KR_FAILURE;
+  if (!kr_canon_is_static_tensor(xt) || xt->u.shaped.rank > rt->u.shaped.rank) return KR_FAILURE;
   unsigned off = rt->u.shaped.rank - xt->u.shaped.rank;
   for (unsigned i = 0; i < xt->u.shaped.rank; i++)
     if (xt->u.shaped.dims[i] != 1 && xt->u.shaped.dims[i] != rt->u.shaped.dims[off + i]) return KR_FAILURE;
   if (xt == rt) return forward(rw, op, x);
   kr_named_attr a = ints_attr(kr_op_context(op), "shape", rt->u.shaped.dims, rt->u.shaped.rank);
-  return replace_with_new(rw, op, "prim.broadcast", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, op, "prim.broadcast", &x, 1, &a, 1);
 }
 
 /* broadcast(splat constant) = a splat prim.constant of the result type (stored as one element,
  * so the size does not matter). */
 static kr_status broadcast_splat(kr_rewriter *rw, kr_op *op) {
-  if (op->num_operands != 1 || op->num_results != 1 || !is_static_tensor(result_type(op, 0))) return KR_FAILURE;
+  if (op->num_operands != 1 || op->num_results != 1 || !kr_canon_is_static_tensor(result_type(op, 0)))
+    return KR_FAILURE;
   kr_attr s = splat_of(kr_op_operand(op, 0));
   kr_type rt = result_type(op, 0);
   if (!s || kr_type_element(s->type) != kr_type_element(rt)) return KR_FAILURE;
@@ -352,39 +292,7 @@ static kr_status broadcast_splat(kr_rewriter *rw, kr_op *op) {
   kr_attr value = kr_attr_dense(ctx, rt, s->u.dense.data, kr_type_storage_bytes(kr_type_element(rt)));
   if (!value) return KR_FAILURE;
   kr_named_attr a = {kr_ident_cstr(ctx, "value"), value};
-  return replace_with_new(rw, op, KR_PRIM_CONSTANT_OP, NULL, 0, &a, 1);
-}
-
-/* Significant bits of a float type (the implicit bit included). */
-static unsigned float_precision(kr_type t) {
-  switch (t->u.fkind) {
-  case KR_F16: return 11;
-  case KR_BF16: return 8;
-  case KR_F32: return 24;
-  case KR_F64: return 53;
-  }
-  return 0;
-}
-
-/* Whether every value of element type `from` is exactly a value of `to` (widening: a cast
- * through `to` loses nothing, so the next cast sees the same value).  As the op dialect's rule. */
-static bool cast_is_exact(kr_type from, kr_type to) {
-  if (from == to) return true;
-  if (from->kind == KR_TYPE_FLOAT) {
-    if (to->kind != KR_TYPE_FLOAT) return false;
-    if (to->u.fkind == KR_F64) return true;
-    return to->u.fkind == KR_F32 && (from->u.fkind == KR_F16 || from->u.fkind == KR_BF16);
-  }
-  if (from->kind != KR_TYPE_INTEGER) return false;
-  unsigned w = from->u.integer.width;
-  if (w == 1) return to->kind == KR_TYPE_INTEGER || to->kind == KR_TYPE_FLOAT;   /* 0 and 1 */
-  bool is_unsigned = from->u.integer.sign == KR_UNSIGNED;
-  unsigned magnitude = is_unsigned ? w : w - 1;   /* -2^(w-1) is a power of two: exact too */
-  if (to->kind == KR_TYPE_FLOAT) return magnitude <= float_precision(to);
-  if (to->kind != KR_TYPE_INTEGER || to->u.integer.width == 1) return false;
-  unsigned tw = to->u.integer.width;
-  if (to->u.integer.sign == KR_UNSIGNED) return is_unsigned && tw >= w;
-  return is_unsigned ? tw > w : tw >= w;
+  return kr_canon_replace_with_new(rw, op, KR_PRIM_CONSTANT_OP, NULL, 0, &a, 1);
 }
 
 /* cast(cast(x, T1), T2) = cast(x, T2) when T1 holds every value of x's element type. */
@@ -392,12 +300,12 @@ static kr_status cast_of_exact_cast(kr_rewriter *rw, kr_op *op) {
   kr_op *inner = operand_def(op, 0, "prim.cast");
   if (!inner || inner->num_operands != 1 || op->num_results != 1) return KR_FAILURE;
   kr_type from = kr_type_element(operand_type(inner, 0)), mid = kr_type_element(result_type(inner, 0));
-  if (!cast_is_exact(from, mid)) return KR_FAILURE;
+  if (!kr_canon_cast_is_exact(from, mid)) return KR_FAILURE;
   kr_value x = kr_op_operand(inner, 0);
   if (kr_value_type(x) == result_type(op, 0)) return forward(rw, op, x);
   kr_context *ctx = kr_op_context(op);
   kr_named_attr a = {kr_ident_cstr(ctx, "to"), kr_attr_type(ctx, kr_type_element(result_type(op, 0)))};
-  return replace_with_new(rw, op, "prim.cast", &x, 1, &a, 1);
+  return kr_canon_replace_with_new(rw, op, "prim.cast", &x, 1, &a, 1);
 }
 
 /* ---------------------------------------------------------------------------------------------

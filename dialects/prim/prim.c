@@ -37,17 +37,6 @@ static char names[NUM_ROWS][40];
 static kr_op_def op_defs[NUM_ROWS + 1];
 static bool tables_built;
 
-static kr_status eval_constant(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
-  (void)ins;
-  kr_tensor t;
-  if (kr_tensor_from_attr(&t, kr_op_get_attr(op, "value")))
-    return kr_op_emit_error(op, "cannot read the constant's value");
-  memcpy(outs[0]->data, t.data, outs[0]->nbytes < t.nbytes ? outs[0]->nbytes : t.nbytes);
-  kr_tensor_free(&t);
-  return KR_SUCCESS;
-}
-static const kr_interp_hooks constant_hooks = {eval_constant};
-
 static void build_tables(void) {
   if (tables_built) return;
   for (unsigned i = 0; i < NUM_ROWS; i++) {
@@ -79,7 +68,7 @@ static void build_tables(void) {
       .summary = "a tensor constant: `value` is dense or dense_resource (weights keep their resource)",
       .verify = kr_op_constant_verify,
       .fold = kr_op_constant_fold,
-      .interpreter = &constant_hooks,
+      .interpreter = &kr_op_constant_hooks,
   };
   tables_built = true;
 }
@@ -98,14 +87,7 @@ const char *kr_prim_class_name(kr_prim_class c) {
 }
 
 kr_op *kr_prim_materialize_constant(kr_builder *b, kr_attr value, kr_type type, kr_attr loc) {
-  if (!value || (value->kind != KR_ATTR_DENSE && value->kind != KR_ATTR_RESOURCE) || value->type != type) return NULL;
-  kr_op_state st;
-  kr_op_state_init(&st, b->ctx, KR_PRIM_CONSTANT_OP, loc);
-  kr_op_state_add_attr(&st, "value", value);
-  kr_op_state_add_results(&st, &type, 1);
-  kr_op *c = kr_builder_create(b, &st);
-  kr_op_state_free(&st);
-  return c;
+  return kr_constant_materialize(b, KR_PRIM_CONSTANT_OP, value, type, loc);
 }
 
 kr_op *kr_prim_build(kr_builder *b, const char *name, const kr_value *operands, unsigned num_operands,

@@ -14,22 +14,22 @@ static kr_status unary(kr_op *op, kr_type *results, unsigned classes) {
 }
 
 /* The integers and floats (no i1): -x for signed integers and floats (ONNX Neg-13's T). */
-kr_status kr_prim_infer_neg(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT | KR_PS_SINT); }
-kr_status kr_prim_infer_abs(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_sign(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_NUMERIC); }
+kr_status kr_prim_infer_neg(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT | KR_EW_SINT); }
+kr_status kr_prim_infer_abs(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_sign(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_NUMERIC); }
 /* Transcendental and rounding functions: floats only. */
-kr_status kr_prim_infer_exp(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_log(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_sqrt(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_tanh(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_erf(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_sin(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_cos(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_floor(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_ceil(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
-kr_status kr_prim_infer_round(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_FLOAT); }
+kr_status kr_prim_infer_exp(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_log(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_sqrt(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_tanh(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_erf(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_sin(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_cos(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_floor(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_ceil(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
+kr_status kr_prim_infer_round(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_FLOAT); }
 /* Logic: i1 only. */
-kr_status kr_prim_infer_not(kr_op *op, kr_type *r) { return unary(op, r, KR_PS_BOOL); }
+kr_status kr_prim_infer_not(kr_op *op, kr_type *r) { return unary(op, r, KR_EW_BOOL); }
 
 /* lhs and rhs have one type with elements in `classes`; the result has it too. */
 static kr_status binary(kr_op *op, kr_type *results, unsigned classes) {
@@ -40,17 +40,17 @@ static kr_status binary(kr_op *op, kr_type *results, unsigned classes) {
   return KR_SUCCESS;
 }
 
-kr_status kr_prim_infer_add(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_sub(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_mul(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_div(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_rem(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_pow(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_max(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_min(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_NUMERIC); }
-kr_status kr_prim_infer_and(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_BOOL); }
-kr_status kr_prim_infer_or(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_BOOL); }
-kr_status kr_prim_infer_xor(kr_op *op, kr_type *r) { return binary(op, r, KR_PS_BOOL); }
+kr_status kr_prim_infer_add(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_sub(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_mul(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_div(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_rem(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_pow(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_max(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_min(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_NUMERIC); }
+kr_status kr_prim_infer_and(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_BOOL); }
+kr_status kr_prim_infer_or(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_BOOL); }
+kr_status kr_prim_infer_xor(kr_op *op, kr_type *r) { return binary(op, r, KR_EW_BOOL); }
 
 /* cmp: any element type (i1 included: eq/ne of booleans, ONNX Equal-13); `predicate` one of
  * eq ne lt le gt ge; the result is i1 of the operands' shape. */
@@ -63,7 +63,7 @@ kr_status kr_prim_infer_cmp(kr_op *op, kr_type *results) {
   if (!known)
     return kr_op_emit_error(op, "attribute 'predicate' must be one of eq, ne, lt, le, gt, ge; got \"%s\"", p ? p : "");
   kr_type a;
-  if (binary(op, &a, KR_PS_ANY)) return KR_FAILURE;
+  if (binary(op, &a, KR_EW_ANY)) return KR_FAILURE;
   results[0] = kr_type_tensor(kr_op_context(op), a->u.shaped.dims, a->u.shaped.rank,
                               kr_type_integer(kr_op_context(op), 1, KR_SIGNLESS));
   return KR_SUCCESS;
@@ -72,8 +72,8 @@ kr_status kr_prim_infer_cmp(kr_op *op, kr_type *results) {
 /* select: cond i1 of the branches' shape; on_true and on_false of one type, the result's. */
 kr_status kr_prim_infer_select(kr_op *op, kr_type *results) {
   kr_type c, t, f;
-  if (kr_ps_operand(op, 0, KR_PS_BOOL, &c) || kr_ps_operand(op, 1, KR_PS_ANY, &t) ||
-      kr_ps_operand(op, 2, KR_PS_ANY, &f) || kr_ps_same_type(op, 1, t, 2, f))
+  if (kr_ps_operand(op, 0, KR_EW_BOOL, &c) || kr_ps_operand(op, 1, KR_EW_ANY, &t) ||
+      kr_ps_operand(op, 2, KR_EW_ANY, &f) || kr_ps_same_type(op, 1, t, 2, f))
     return KR_FAILURE;
   if (c->u.shaped.rank != t->u.shaped.rank ||
       memcmp(c->u.shaped.dims, t->u.shaped.dims, t->u.shaped.rank * sizeof(int64_t))) {
@@ -92,8 +92,8 @@ kr_status kr_prim_infer_select(kr_op *op, kr_type *results) {
 /* cast: any element type to `to`, an element type of the same classes (ONNX Cast-13). */
 kr_status kr_prim_infer_cast(kr_op *op, kr_type *results) {
   kr_type x, to = kr_op_attr_type(op, "to");
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &x)) return KR_FAILURE;
-  if (!to || !kr_ps_class(to)) {
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &x)) return KR_FAILURE;
+  if (!to || !kr_ew_class(to)) {
     char *s = to ? kr_type_to_cstr(to) : NULL;
     kr_op_emit_error(op,
                      "attribute 'to' must be an element type (f16, bf16, f32, f64, i1, i8..i64, ui8..ui64), "
@@ -116,7 +116,7 @@ kr_status kr_prim_infer_iota(kr_op *op, kr_type *results) {
   if (rank > KR_OP_MAX_RANK)
     return kr_op_emit_error(op, "result rank %lld exceeds the supported maximum %d", (long long)rank, KR_OP_MAX_RANK);
   if (kr_ps_axis(op, "axis", (unsigned)rank, &axis)) return KR_FAILURE;
-  if (!elem || !(kr_ps_class(elem) & KR_PS_NUMERIC)) {
+  if (!elem || !(kr_ew_class(elem) & KR_EW_NUMERIC)) {
     char *s = elem ? kr_type_to_cstr(elem) : NULL;
     kr_op_emit_error(op,
                      "attribute 'elem' must be a numeric element type (f16, bf16, f32, f64, i8..i64, "

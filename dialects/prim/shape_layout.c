@@ -15,7 +15,7 @@ kr_status kr_prim_infer_broadcast(kr_op *op, kr_type *results) {
   const int64_t *shape;
   int64_t n = kr_op_attr_ints(op, "shape", &shape);
   char b1[256], b2[256];
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &x) || kr_ps_ints_min(op, "shape", shape, n, 0)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &x) || kr_ps_ints_min(op, "shape", shape, n, 0)) return KR_FAILURE;
   const int64_t *dims = x->u.shaped.dims;
   int64_t rank = x->u.shaped.rank;
   if (rank > n)
@@ -36,7 +36,7 @@ kr_status kr_prim_infer_transpose(kr_op *op, kr_type *results) {
   kr_type x;
   const int64_t *perm;
   char buf[256];
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &x)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &x)) return KR_FAILURE;
   unsigned rank = x->u.shaped.rank;
   if (kr_ps_ints_len(op, "perm", rank, "one per axis of operand 'x'", &perm)) return KR_FAILURE;
   bool seen[KR_OP_MAX_RANK] = {false};
@@ -59,8 +59,8 @@ kr_status kr_prim_infer_reshape(kr_op *op, kr_type *results) {
   const int64_t *shape;
   int64_t n = kr_op_attr_ints(op, "shape", &shape);
   char b1[256], b2[256];
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &x) || kr_ps_ints_min(op, "shape", shape, n, 0)) return KR_FAILURE;
-  int64_t have = kr_ps_product(x->u.shaped.dims, x->u.shaped.rank), want = kr_ps_product(shape, n);
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &x) || kr_ps_ints_min(op, "shape", shape, n, 0)) return KR_FAILURE;
+  int64_t have = kr_dims_product(x->u.shaped.dims, x->u.shaped.rank), want = kr_dims_product(shape, n);
   if (want < 0 || have != want)
     return kr_op_emit_error(op, "cannot reshape operand 'x' of shape %s (%lld elements) into %s",
                             kr_ps_fmt(b1, sizeof b1, x->u.shaped.dims, x->u.shaped.rank), (long long)have,
@@ -74,7 +74,7 @@ kr_status kr_prim_infer_reshape(kr_op *op, kr_type *results) {
 kr_status kr_prim_infer_slice(kr_op *op, kr_type *results) {
   kr_type x;
   const int64_t *starts, *ends, *steps;
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &x)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &x)) return KR_FAILURE;
   unsigned rank = x->u.shaped.rank;
   const char *per = "one per axis of operand 'x'";
   if (kr_ps_ints_len(op, "starts", rank, per, &starts) || kr_ps_ints_len(op, "ends", rank, per, &ends) ||
@@ -106,12 +106,12 @@ kr_status kr_prim_infer_concat(kr_op *op, kr_type *results) {
   int64_t axis;
   char b1[256], b2[256];
   if (op->num_operands == 0) return kr_op_emit_error(op, "expects at least 1 operand");
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &first) || kr_ps_axis(op, "axis", first->u.shaped.rank, &axis)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &first) || kr_ps_axis(op, "axis", first->u.shaped.rank, &axis)) return KR_FAILURE;
   unsigned rank = first->u.shaped.rank;
   int64_t out[KR_OP_MAX_RANK];
   memcpy(out, first->u.shaped.dims, rank * sizeof *out);
   for (unsigned i = 1; i < op->num_operands; i++) {
-    if (kr_ps_operand(op, i, KR_PS_ANY, &t) || kr_ps_same_elem(op, 0, first, i, t)) return KR_FAILURE;
+    if (kr_ps_operand(op, i, KR_EW_ANY, &t) || kr_ps_same_elem(op, 0, first, i, t)) return KR_FAILURE;
     bool ok = t->u.shaped.rank == rank;
     for (unsigned d = 0; ok && d < rank; d++)
       if (d != axis && t->u.shaped.dims[d] != out[d]) ok = false;
@@ -134,7 +134,7 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
   kr_type x;
   const int64_t *pads, *interior = NULL;
   char buf[256];
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &x)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &x)) return KR_FAILURE;
   unsigned rank = x->u.shaped.rank;
   const int64_t *dims = x->u.shaped.dims;
   if (kr_ps_ints_len(op, "pads", 2 * (int64_t)rank, "2 * rank of operand 'x': low then high", &pads)) return KR_FAILURE;
@@ -155,7 +155,7 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
     kr_type v;
     if (!constant)
       return kr_op_emit_error(op, "operand #1 ('value') is only allowed in mode constant, got \"%s\"", mode);
-    if (kr_ps_operand(op, 1, KR_PS_ANY, &v)) return KR_FAILURE;
+    if (kr_ps_operand(op, 1, KR_EW_ANY, &v)) return KR_FAILURE;
     if (v->u.shaped.rank != 0 || kr_type_element(v) != kr_type_element(x)) {
       char *a = kr_type_to_cstr(v), *b = kr_type_to_cstr(kr_type_element(x));
       kr_op_emit_error(op, "operand #1 ('value') must be a rank-0 tensor of x's element type '%s', got '%s'", b, a);
@@ -189,7 +189,7 @@ kr_status kr_prim_infer_pad(kr_op *op, kr_type *results) {
 kr_status kr_prim_infer_gather(kr_op *op, kr_type *results) {
   kr_type data, idx;
   int64_t axis;
-  if (kr_ps_operand(op, 0, KR_PS_ANY, &data) || kr_ps_operand(op, 1, KR_PS_INT, &idx) ||
+  if (kr_ps_operand(op, 0, KR_EW_ANY, &data) || kr_ps_operand(op, 1, KR_EW_INT, &idx) ||
       kr_ps_axis(op, "axis", data->u.shaped.rank, &axis))
     return KR_FAILURE;
   unsigned r = data->u.shaped.rank, q = idx->u.shaped.rank;

@@ -11,7 +11,7 @@
 kr_status kr_prim_infer_matmul(kr_op *op, kr_type *results) {
   kr_type a, b;
   char b1[256], b2[256];
-  if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &a) || kr_ps_operand(op, 1, KR_PS_NUMERIC, &b) ||
+  if (kr_ps_operand(op, 0, KR_EW_NUMERIC, &a) || kr_ps_operand(op, 1, KR_EW_NUMERIC, &b) ||
       kr_ps_same_elem(op, 0, a, 1, b))
     return KR_FAILURE;
   unsigned ra = a->u.shaped.rank, rb = b->u.shaped.rank;
@@ -45,7 +45,7 @@ kr_status kr_prim_infer_conv(kr_op *op, kr_type *results) {
   kr_type x, w;
   const int64_t *str, *dil, *pads;
   char b1[256], b2[256];
-  if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &x) || kr_ps_operand(op, 1, KR_PS_NUMERIC, &w) ||
+  if (kr_ps_operand(op, 0, KR_EW_NUMERIC, &x) || kr_ps_operand(op, 1, KR_EW_NUMERIC, &w) ||
       kr_ps_same_elem(op, 0, x, 1, w))
     return KR_FAILURE;
   unsigned rank = x->u.shaped.rank;

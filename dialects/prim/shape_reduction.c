@@ -14,7 +14,7 @@ static kr_status reduce(kr_op *op, kr_type *results) {
   const int64_t *axes;
   int64_t keep;
   char buf[256];
-  if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &x) || kr_ps_flag(op, "keepdims", &keep)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_NUMERIC, &x) || kr_ps_flag(op, "keepdims", &keep)) return KR_FAILURE;
   unsigned rank = x->u.shaped.rank;
   int64_t n = kr_op_attr_ints(op, "axes", &axes);
   if (n == 0) return kr_op_emit_error(op, "attribute 'axes' must not be empty");
@@ -52,7 +52,7 @@ kr_status kr_prim_infer_reduce_prod(kr_op *op, kr_type *r) { return reduce(op, r
 static kr_status arg(kr_op *op, kr_type *results) {
   kr_type x;
   int64_t axis, keep;
-  if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &x) || kr_ps_axis(op, "axis", x->u.shaped.rank, &axis) ||
+  if (kr_ps_operand(op, 0, KR_EW_NUMERIC, &x) || kr_ps_axis(op, "axis", x->u.shaped.rank, &axis) ||
       kr_ps_flag(op, "keepdims", &keep) || kr_ps_flag(op, "select_last_index", NULL))
     return KR_FAILURE;
   if (x->u.shaped.dims[axis] == 0)
@@ -76,7 +76,7 @@ kr_status kr_prim_infer_arg_min(kr_op *op, kr_type *r) { return arg(op, r); }
 kr_status kr_prim_infer_cum_sum(kr_op *op, kr_type *results) {
   kr_type x;
   int64_t axis;
-  if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &x) || kr_ps_axis(op, "axis", x->u.shaped.rank, &axis) ||
+  if (kr_ps_operand(op, 0, KR_EW_NUMERIC, &x) || kr_ps_axis(op, "axis", x->u.shaped.rank, &axis) ||
       kr_ps_flag(op, "exclusive", NULL) || kr_ps_flag(op, "reverse", NULL))
     return KR_FAILURE;
   results[0] = x;
@@ -88,7 +88,7 @@ kr_status kr_prim_infer_cum_sum(kr_op *op, kr_type *results) {
 kr_status kr_prim_infer_reduce_window(kr_op *op, kr_type *results) {
   kr_type x;
   const int64_t *win, *str, *dil;
-  if (kr_ps_operand(op, 0, KR_PS_NUMERIC, &x)) return KR_FAILURE;
+  if (kr_ps_operand(op, 0, KR_EW_NUMERIC, &x)) return KR_FAILURE;
   const char *kind = kr_op_attr_string(op, "kind");
   if (strcmp(kind, "sum") && strcmp(kind, "max") && strcmp(kind, "min"))
     return kr_op_emit_error(op, "attribute 'kind' must be sum, max or min, got \"%s\"", kind);

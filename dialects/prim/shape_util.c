@@ -4,28 +4,14 @@
 
 #include "dialects/prim/shape_util.h"
 
-unsigned kr_ps_class(kr_type e) {
-  if (e->kind == KR_TYPE_FLOAT) return KR_PS_FLOAT;
-  if (e->kind != KR_TYPE_INTEGER) return 0;
-  if (e->u.integer.width == 1) return e->u.integer.sign == KR_SIGNLESS ? KR_PS_BOOL : 0;
-  switch (e->u.integer.width) {
-  case 8:
-  case 16:
-  case 32:
-  case 64: break;
-  default: return 0;
-  }
-  return e->u.integer.sign == KR_UNSIGNED ? KR_PS_UINT : KR_PS_SINT;
-}
-
 static const char *class_name(unsigned classes) {
   switch (classes) {
-  case KR_PS_FLOAT: return "floating-point (f16, bf16, f32, f64)";
-  case KR_PS_BOOL: return "boolean (i1)";
-  case KR_PS_INT: return "integer (i8..i64, ui8..ui64)";
-  case KR_PS_NUMERIC: return "numeric (integer or floating-point)";
-  case KR_PS_FLOAT | KR_PS_SINT: return "signed numeric (signed integer or floating-point)";
-  case KR_PS_ANY: return "numeric or boolean";
+  case KR_EW_FLOAT: return "floating-point (f16, bf16, f32, f64)";
+  case KR_EW_BOOL: return "boolean (i1)";
+  case KR_EW_INT: return "integer (i8..i64, ui8..ui64)";
+  case KR_EW_NUMERIC: return "numeric (integer or floating-point)";
+  case KR_EW_FLOAT | KR_EW_SINT: return "signed numeric (signed integer or floating-point)";
+  case KR_EW_ANY: return "numeric or boolean";
   default: return "supported";
   }
 }
@@ -38,7 +24,7 @@ const char *kr_ps_operand_name(kr_op *op, unsigned i) {
 
 kr_status kr_ps_operand(kr_op *op, unsigned i, unsigned classes, kr_type *out) {
   if (kr_op_operand_tensor(op, i, out)) return KR_FAILURE;
-  if (kr_ps_class(kr_type_element(*out)) & classes) return KR_SUCCESS;
+  if (kr_ew_class(kr_type_element(*out)) & classes) return KR_SUCCESS;
   char *s = kr_type_to_cstr(*out);
   kr_op_emit_error(op, "operand #%u ('%s') must have %s elements, got '%s'", i, kr_ps_operand_name(op, i),
                    class_name(classes), s);
@@ -76,21 +62,11 @@ const char *kr_ps_fmt(char *buf, size_t cap, const int64_t *v, int64_t n) {
   return buf;
 }
 
-int64_t kr_ps_product(const int64_t *d, int64_t n) {
-  int64_t p = 1;
-  bool overflow = false;
-  for (int64_t i = 0; i < n; i++) {
-    if (d[i] == 0) return 0;
-    if (!overflow && __builtin_mul_overflow(p, d[i], &p)) overflow = true;
-  }
-  return overflow ? -1 : p;
-}
-
 kr_status kr_ps_result(kr_op *op, const int64_t *dims, int64_t rank, kr_type elem, kr_type *out) {
   char buf[256];
   if (rank > KR_OP_MAX_RANK)
     return kr_op_emit_error(op, "result rank %lld exceeds the supported maximum %d", (long long)rank, KR_OP_MAX_RANK);
-  if (kr_ps_product(dims, rank) < 0)
+  if (kr_dims_product(dims, rank) < 0)
     return kr_op_emit_error(op, "result shape %s has more than 2^63-1 elements",
                             kr_ps_fmt(buf, sizeof buf, dims, rank));
   *out = kr_type_tensor(kr_op_context(op), dims, (unsigned)rank, elem);

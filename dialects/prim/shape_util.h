@@ -8,22 +8,15 @@
 #include <stddef.h>
 
 #include "dialects/dialect_util.h"
+#include "dialects/op/shape_elementwise.h"
 #include "dialects/prim/prim_impl.h"
 
-/* Element type classes (bit set), as the op dialect's shape_elementwise.h: FLOAT f16/bf16/f32/
- * f64, SINT signless (two's complement) i8..i64, UINT ui8..ui64, BOOL i1. */
-enum {
-  KR_PS_FLOAT = 1,
-  KR_PS_SINT = 2,
-  KR_PS_UINT = 4,
-  KR_PS_BOOL = 8,
-  KR_PS_INT = KR_PS_SINT | KR_PS_UINT,
-  KR_PS_NUMERIC = KR_PS_FLOAT | KR_PS_INT,
-  KR_PS_ANY = KR_PS_NUMERIC | KR_PS_BOOL,
-};
+/* Element type classes: the op dialect's (shape_elementwise.h), one bit set for both levels:
+ * KR_EW_FLOAT f16/bf16/f32/f64, KR_EW_SINT signless (two's complement) i8..i64, KR_EW_UINT
+ * ui8..ui64, KR_EW_BOOL i1, and their unions KR_EW_INT, KR_EW_NUMERIC, KR_EW_ANY.
+ * kr_ew_class(elem) is an element type's class, 0 for one a prim tensor cannot hold (index,
+ * none, i4, ...). */
 
-/* The class of an element type; 0 for one a prim tensor cannot hold (index, none, i4, ...). */
-unsigned kr_ps_class(kr_type elem);
 /* The schema name of operand i ("lhs"; the variadic one for i past the list). */
 const char *kr_ps_operand_name(kr_op *op, unsigned i);
 /* Operand i as a static tensor (kr_op_operand_tensor) whose element type is in `classes`:
@@ -37,8 +30,6 @@ kr_status kr_ps_same_elem(kr_op *op, unsigned i, kr_type ti, unsigned j, kr_type
 
 /* "[2, 3, -1]" into buf (truncated with ", ..." when long); returns buf. */
 const char *kr_ps_fmt(char *buf, size_t cap, const int64_t *v, int64_t n);
-/* The product of n dims, -1 when it does not fit in int64 (0 when a dim is 0). */
-int64_t kr_ps_product(const int64_t *d, int64_t n);
 /* A result shape: rank <= KR_OP_MAX_RANK, every dim >= 0 (callers check) and an element count
  * that fits in int64; reports "result rank R exceeds ..." / "result shape [..] has more than
  * 2^63-1 elements".  *out receives tensor<dims x elem>. */

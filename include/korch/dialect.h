@@ -124,8 +124,8 @@ const kr_dialect *kr_context_dialect_at(kr_context *ctx, unsigned i);
 typedef kr_status (*kr_plugin_init_fn)(kr_context *ctx);
 kr_status kr_context_load_plugin(kr_context *ctx, const char *path);
 
-/* The dialects korch ships in its library: builtin (module), func, arith, op (korch/op.h) and prim
- * (korch/prim.h). */
+/* The dialects korch ships in its library: builtin (module), func, arith, op (korch/op.h), prim
+ * (korch/prim.h) and kernel (korch/kernel.h). */
 kr_status kr_register_core_dialects(kr_context *ctx);
 
 /* Well-known op names. */

@@ -71,8 +71,9 @@ typedef struct kr_interp_hooks {
  * them with kr_tensor_free). */
 kr_status kr_interp_eval_op(kr_op *op, kr_tensor *const *ins, kr_tensor *outs);
 
-/* Runs `func` (a func.func of a module) on `inputs` (func's argument count, types must match the
- * argument types: element type and shape).  Fills outputs[0..num results) with owned tensors the
+/* Runs `func` (a func.func of a module, or a kernel.func: korch/kernel.h) on `inputs` (func's
+ * argument count, types must match the argument types: element type and shape); func.call and
+ * kernel.launch run their callee's body the same way.  Fills outputs[0..num results) with owned tensors the
  * caller frees with kr_tensor_free.  Intermediate tensors are freed after their last use.
  * Errors (unsupported op, type mismatch, kernel error) are reported as diagnostics at the
  * offending op. */

@@ -11,7 +11,8 @@
  * Shape operands (`#` in ops.def) are constants here (kr_op_constant_ints/floats).  Negative
  * indices are normalised: at compile time for constant Gather indices, otherwise with
  * select(idx < 0, idx + dim, idx); an index still out of range is a run-time error of
- * prim.gather for Gather and GatherND (GatherElements linearises its indices first, see there). */
+ * prim.gather (GatherElements and GatherND linearise their indices first and turn a flat index
+ * whose per-axis index is out of range into -1, see there). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,22 @@ static kr_value normalize_index(kr_fission *f, kr_value idx, kr_value dim) {
   return fx_select(f, negative, fx_binary(f, "prim.add", idx, dim), idx);
 }
 
+/* i1 of idx's shape: whether idx (i64, negative ones already normalised) lies outside [0, dim),
+ * i.e. (idx < 0) or (idx >= dim); `dim` is i64 and broadcasts against idx. */
+static kr_value outside(kr_fission *f, kr_value idx, kr_value dim) {
+  if (f->failed || !idx || !dim) return NULL;
+  kr_value below = fx_cmp(f, "lt", idx, fx_splat_like(f, idx, 0));
+  return fx_binary(f, "prim.or", below, fx_cmp(f, "ge", idx, dim));
+}
+
+/* select(bad, -1, flat): a flat index that prim.gather rejects at run time wherever `bad` (i1 of
+ * flat's shape) holds, so that an index out of range on one axis cannot wrap into another
+ * element of the flattened data. */
+static kr_value poison_index(kr_fission *f, kr_value bad, kr_value flat) {
+  if (f->failed || !bad || !flat) return NULL;
+  return fx_select(f, bad, fx_splat_like(f, flat, -1), flat);
+}
+
 /* a (name) c, with c as a splat constant of a's type (|c| < 2^53: exact). */
 static kr_value binary_int(kr_fission *f, const char *name, kr_value a, int64_t c) {
   return fx_binary(f, name, a, fx_splat_like(f, a, (double)c));
@@ -87,29 +104,17 @@ static int64_t prod(const int64_t *d, unsigned from, unsigned to) {
  * Reshape's 0 (copy, unless allowzero) and -1 entries and the axes, so each is one prim.reshape
  * to the result shape (none when the shape does not change). */
 
-kr_status kr_fission_reshape(kr_fission *f, kr_op *op, kr_value *results) {
-  (void)op;
-  results[0] = to_result_shape(f, input(f, 0), 0);
-  return fx_status(f);
-}
+#define RESHAPE_LIKE(stem)                                                                     \
+  kr_status kr_fission_##stem(kr_fission *f, kr_op *op, kr_value *results) {                  \
+    (void)op;                                                                                  \
+    results[0] = to_result_shape(f, input(f, 0), 0);                                           \
+    return fx_status(f);                                                                       \
+  }
 
-kr_status kr_fission_flatten(kr_fission *f, kr_op *op, kr_value *results) {
-  (void)op;
-  results[0] = to_result_shape(f, input(f, 0), 0);
-  return fx_status(f);
-}
-
-kr_status kr_fission_squeeze(kr_fission *f, kr_op *op, kr_value *results) {
-  (void)op;
-  results[0] = to_result_shape(f, input(f, 0), 0);
-  return fx_status(f);
-}
-
-kr_status kr_fission_unsqueeze(kr_fission *f, kr_op *op, kr_value *results) {
-  (void)op;
-  results[0] = to_result_shape(f, input(f, 0), 0);
-  return fx_status(f);
-}
+RESHAPE_LIKE(reshape)
+RESHAPE_LIKE(flatten)
+RESHAPE_LIKE(squeeze)
+RESHAPE_LIKE(unsqueeze)
 
 /* Transpose-13: prim.transpose with `perm`, or the reversed axes when it is absent. */
 kr_status kr_fission_transpose(kr_fission *f, kr_op *op, kr_value *results) {
@@ -347,8 +352,10 @@ kr_status kr_fission_gather(kr_fission *f, kr_op *op, kr_value *results) {
  * sum_k (k == axis ? idx : iota_k) * stride_k (data's row-major strides, iota_k the position
  * along axis k of the indices' shape) is computed in i64 on the indices' shape, and one
  * prim.gather along axis 0 of the flattened data reads it.  Negative indices are normalised
- * first; an index outside [-dim, dim) is not diagnosed (the op's kernel reports it): it reads
- * another element of data, or prim.gather rejects it when it leaves the tensor. */
+ * first; where the (normalised) index is still outside [0, dim) the flat offset is replaced by
+ * -1 (select), so prim.gather reports the run-time error the op's kernel reports, though its
+ * message names the flat index -1 on the flattened data rather than the index and its range.
+ * Rank 1 needs no check: the flat offset is the index itself. */
 kr_status kr_fission_gather_elements(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value data = input(f, 0), ind = input(f, 1);
   int64_t axis;
@@ -361,7 +368,8 @@ kr_status kr_fission_gather_elements(kr_fission *f, kr_op *op, kr_value *results
   kr_dims_strides(dims, rank, stride);
   kr_type i64 = fx_i64(f);
   kr_value idx = fx_cast(f, ind, i64);
-  if (!kr_type_is_unsigned_int(fx_elem(ind))) idx = normalize_index(f, idx, fx_splat_like(f, idx, (double)dims[axis]));
+  kr_value dim = idx ? fx_splat_like(f, idx, (double)dims[axis]) : NULL;
+  if (!kr_type_is_unsigned_int(fx_elem(ind))) idx = normalize_index(f, idx, dim);
   kr_value lin = stride[axis] == 1 ? idx : binary_int(f, "prim.mul", idx, stride[axis]);
   for (unsigned k = 0; k < rank; k++) {
     if (k == axis || idims[k] == 1) continue; /* a size-1 axis contributes position 0 */
@@ -369,6 +377,8 @@ kr_status kr_fission_gather_elements(kr_fission *f, kr_op *op, kr_value *results
     if (stride[k] != 1) pos = binary_int(f, "prim.mul", pos, stride[k]);
     lin = fx_binary(f, "prim.add", lin, pos);
   }
+  /* ui64 indices >= 2^63 are negative in i64: outside() catches them too. */
+  if (rank > 1) lin = poison_index(f, outside(f, idx, dim), lin);
   int64_t numel = fx_numel(data);
   results[0] = fx_gather(f, fx_reshape(f, data, &numel, 1), lin, 0);
   return fx_status(f);
@@ -379,7 +389,11 @@ kr_status kr_fission_gather_elements(kr_fission *f, kr_op *op, kr_value *results
  * flat row  batch_position * P + sum_q idx[.., q] * prod(dims[b+q+1:b+k])  (idx normalised per
  * axis, batch_position the row-major index of the tuple's leading b positions, from iota), on
  * indices.shape[:-1]; one prim.gather along axis 0 reads the rows: y = indices.shape[:-1] ++
- * rest. */
+ * rest.  A tuple with some (normalised) idx[.., q] outside [0, dims[b+q]) gets the flat row -1
+ * (select on the tuple's "any outside": prim.cmp, prim.or, then, for k > 1, reduce_max of it as
+ * i64 over the tuple), so prim.gather reports the run-time error the op's kernel reports instead of reading
+ * a neighbouring row; its message names the flat row -1 on the flattened view, not the index.
+ * With k = 1 and b = 0 the flat row is the index itself and prim.gather checks it directly. */
 kr_status kr_fission_gather_nd(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value data = input(f, 0), ind = input(f, 1);
   if (!data || !ind) return fx_status(f);
@@ -399,7 +413,16 @@ kr_status kr_fission_gather_nd(kr_fission *f, kr_op *op, kr_value *results) {
   }
   kr_type i64 = fx_i64(f);
   kr_value idx = fx_cast(f, ind, i64);
-  if (!kr_type_is_unsigned_int(fx_elem(ind))) idx = normalize_index(f, idx, fx_const_i64(f, i64, dimv, &kk, 1));
+  kr_value dimc = fx_const_i64(f, i64, dimv, &kk, 1);
+  if (!kr_type_is_unsigned_int(fx_elem(ind))) idx = normalize_index(f, idx, dimc);
+  kr_value bad = NULL;
+  if (k == 1 && b > 0) {
+    bad = fx_reshape(f, outside(f, idx, dimc), idims, q - 1);
+  } else if (k > 1) {
+    int64_t last = q - 1;
+    kr_value any = fx_reduce(f, "prim.reduce_max", fx_cast(f, outside(f, idx, dimc), i64), &last, 1, false);
+    bad = any ? fx_cmp(f, "ne", any, fx_splat_like(f, any, 0)) : NULL;
+  }
   kr_value lin;
   if (k == 1) {
     lin = fx_reshape(f, idx, idims, q - 1);
@@ -415,6 +438,7 @@ kr_status kr_fission_gather_nd(kr_fission *f, kr_op *op, kr_value *results) {
     if (s != 1) pos = binary_int(f, "prim.mul", pos, s);
     lin = fx_binary(f, "prim.add", lin, pos);
   }
+  if (bad) lin = poison_index(f, bad, lin);
   int64_t view[KR_OP_MAX_RANK];
   unsigned vr = 0;
   view[vr++] = prod(dims, 0, (unsigned)b) * P;

@@ -58,8 +58,33 @@ static kr_value channel_param(kr_fission *f, kr_value p, unsigned rank, kr_type 
 /* The element type of result i of the op being split. */
 static kr_type result_elem(kr_fission *f, unsigned i) { return kr_type_element(kr_value_type(kr_op_result(f->op, i))); }
 
+/* Operands 0..n-1 of the op being split into v; false (after fx_fail) when one is missing. */
+static bool all_operands(kr_fission *f, kr_value *v, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (!(v[i] = fx_operand(f, i))) return fx_fail(f, "missing operand #%u", i), false;
+  return true;
+}
+
+/* The per-channel affine form of BatchNormalization and InstanceNormalization on xc (computed
+ * in its type), cast to `elem`:
+ *   a = scale / sqrt(var + eps); b = bias - mean * a; Y = xc * a + b. */
+static kr_value scale_shift(kr_fission *f, kr_value xc, kr_value mean, kr_value var, kr_value scale, kr_value bias,
+                            double eps, kr_type elem) {
+  kr_value a = fx_binary(f, "prim.div", scale, fx_unary(f, "prim.sqrt", fx_binary_scalar(f, "prim.add", var, eps)));
+  kr_value b = fx_binary(f, "prim.sub", bias, fx_binary(f, "prim.mul", mean, a));
+  return fx_cast(f, fx_binary(f, "prim.add", fx_binary(f, "prim.mul", xc, a), b), elem);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Softmax family (opset 13: one axis, any position). */
+
+/* x (in the compute type) minus its maximum along `axis`: cast, m = reduce_max(xc, [axis],
+ * keepdims = 1), xc - broadcast(m).  The shifted input of Softmax and LogSoftmax. */
+static kr_value minus_max(kr_fission *f, kr_value x, int64_t axis) {
+  kr_value xc = fx_cast(f, x, calc_type(f, &x, 1));
+  kr_value m = fx_reduce(f, "prim.reduce_max", xc, &axis, 1, true);
+  return fx_binary(f, "prim.sub", xc, m);
+}
 
 /* Softmax-13, the numerically safe form other passes pattern-match (keep it):
  *   m = reduce_max(x, [axis], keepdims = 1); e = exp(x - broadcast(m));
@@ -70,9 +95,7 @@ kr_status kr_fission_softmax(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value x = fx_operand(f, 0);
   int64_t axis;
   if (!op_axis(f, x, &axis)) return KR_FAILURE;
-  kr_value xc = fx_cast(f, x, calc_type(f, &x, 1));
-  kr_value m = fx_reduce(f, "prim.reduce_max", xc, &axis, 1, true);
-  kr_value e = fx_unary(f, "prim.exp", fx_binary(f, "prim.sub", xc, m));
+  kr_value e = fx_unary(f, "prim.exp", minus_max(f, x, axis));
   kr_value s = fx_reduce(f, "prim.reduce_sum", e, &axis, 1, true);
   results[0] = fx_cast(f, fx_binary(f, "prim.div", e, s), fx_elem(x));
   return fx_status(f);
@@ -84,9 +107,7 @@ kr_status kr_fission_log_softmax(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value x = fx_operand(f, 0);
   int64_t axis;
   if (!op_axis(f, x, &axis)) return KR_FAILURE;
-  kr_value xc = fx_cast(f, x, calc_type(f, &x, 1));
-  kr_value m = fx_reduce(f, "prim.reduce_max", xc, &axis, 1, true);
-  kr_value t = fx_binary(f, "prim.sub", xc, m);
+  kr_value t = minus_max(f, x, axis);
   kr_value s = fx_reduce(f, "prim.reduce_sum", fx_unary(f, "prim.exp", t), &axis, 1, true);
   results[0] = fx_cast(f, fx_binary(f, "prim.sub", t, fx_unary(f, "prim.log", s)), fx_elem(x));
   return fx_status(f);
@@ -151,8 +172,7 @@ kr_status kr_fission_layer_normalization(kr_fission *f, kr_op *op, kr_value *res
  * ONNX's reference (_batchnorm_training_mode) and the kernel. */
 kr_status kr_fission_batch_normalization(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value v[5];
-  for (unsigned i = 0; i < 5; i++)
-    if (!(v[i] = fx_operand(f, i))) return fx_fail(f, "missing operand #%u", i), KR_FAILURE;
+  if (!all_operands(f, v, 5)) return KR_FAILURE;
   kr_value x = v[0];
   unsigned rank = fx_rank(x);
   if (rank < 2) return fx_fail(f, "X must have rank >= 2 ([N, C, ...]), got rank %u", rank), KR_FAILURE;
@@ -172,9 +192,7 @@ kr_status kr_fission_batch_normalization(kr_fission *f, kr_op *op, kr_value *res
     mean = channel_param(f, v[3], rank, c);                         /* [C, 1, ...] */
     var = channel_param(f, v[4], rank, c);
   }
-  kr_value a = fx_binary(f, "prim.div", scale, fx_unary(f, "prim.sqrt", fx_binary_scalar(f, "prim.add", var, eps)));
-  kr_value b = fx_binary(f, "prim.sub", bias, fx_binary(f, "prim.mul", mean, a));
-  results[0] = fx_cast(f, fx_binary(f, "prim.add", fx_binary(f, "prim.mul", xc, a), b), fx_elem(x));
+  results[0] = scale_shift(f, xc, mean, var, scale, bias, eps, fx_elem(x));
   for (unsigned k = 1; k < 3 && k < op->num_results; k++) {
     kr_value in = v[2 + k];   /* input_mean, input_var */
     if (!training) {
@@ -194,8 +212,7 @@ kr_status kr_fission_batch_normalization(kr_fission *f, kr_op *op, kr_value *res
  *   a = scale / sqrt(var + epsilon); b = B - mean * a; Y = X * a + b   (a, b: [N, C, 1, ...]). */
 kr_status kr_fission_instance_normalization(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value v[3];
-  for (unsigned i = 0; i < 3; i++)
-    if (!(v[i] = fx_operand(f, i))) return fx_fail(f, "missing operand #%u", i), KR_FAILURE;
+  if (!all_operands(f, v, 3)) return KR_FAILURE;
   kr_value x = v[0];
   unsigned rank = fx_rank(x), n = 0;
   if (rank < 2) return fx_fail(f, "input must have rank >= 2 ([N, C, ...]), got rank %u", rank), KR_FAILURE;
@@ -206,10 +223,7 @@ kr_status kr_fission_instance_normalization(kr_fission *f, kr_op *op, kr_value *
   kr_value mean = mean_over(f, xc, axes, n, count);
   kr_value var = var_over(f, fx_binary(f, "prim.sub", xc, mean), axes, n, count);
   kr_value scale = channel_param(f, v[1], rank, c), bias = channel_param(f, v[2], rank, c);
-  kr_value a = fx_binary(f, "prim.div", scale,
-                         fx_unary(f, "prim.sqrt", fx_binary_scalar(f, "prim.add", var, kr_op_attr_float(op, "epsilon"))));
-  kr_value b = fx_binary(f, "prim.sub", bias, fx_binary(f, "prim.mul", mean, a));
-  results[0] = fx_cast(f, fx_binary(f, "prim.add", fx_binary(f, "prim.mul", xc, a), b), fx_elem(x));
+  results[0] = scale_shift(f, xc, mean, var, scale, bias, kr_op_attr_float(op, "epsilon"), fx_elem(x));
   return fx_status(f);
 }
 

@@ -98,44 +98,30 @@ static kr_status reduce_rule(kr_fission *f, kr_op *op, kr_value *results, rkind 
   return fx_status(f);
 }
 
+/* The hooks (fission.h), one reduction kind each. */
+#define REDUCE(stem, kind)                                                                     \
+  kr_status kr_fission_##stem(kr_fission *f, kr_op *op, kr_value *results) {                  \
+    return reduce_rule(f, op, results, kind);                                                  \
+  }
+
 /* ReduceSum-13: prim.reduce_sum over the constant axes operand. */
-kr_status kr_fission_reduce_sum(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_SUM);
-}
+REDUCE(reduce_sum, R_SUM)
 /* ReduceMean-13: reduce_sum / (number of reduced elements); the mean of nothing is NaN for
  * floats (0/0) and 0 for integers (the kernel's x/0 = 0). */
-kr_status kr_fission_reduce_mean(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_MEAN);
-}
-kr_status kr_fission_reduce_max(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_MAX);
-}
-kr_status kr_fission_reduce_min(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_MIN);
-}
-kr_status kr_fission_reduce_prod(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_PROD);
-}
+REDUCE(reduce_mean, R_MEAN)
+REDUCE(reduce_max, R_MAX)
+REDUCE(reduce_min, R_MIN)
+REDUCE(reduce_prod, R_PROD)
 /* ReduceSumSquare-13: reduce_sum(x * x). */
-kr_status kr_fission_reduce_sum_square(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_SUMSQ);
-}
+REDUCE(reduce_sum_square, R_SUMSQ)
 /* ReduceL1-13: reduce_sum(|x|). */
-kr_status kr_fission_reduce_l1(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_L1);
-}
+REDUCE(reduce_l1, R_L1)
 /* ReduceL2-13: sqrt(reduce_sum(x * x)). */
-kr_status kr_fission_reduce_l2(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_L2);
-}
+REDUCE(reduce_l2, R_L2)
 /* ReduceLogSum-13: log(reduce_sum(x)). */
-kr_status kr_fission_reduce_log_sum(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_LOGSUM);
-}
+REDUCE(reduce_log_sum, R_LOGSUM)
 /* ReduceLogSumExp-13: m + log(reduce_sum(exp(x - m))), m the (finite) maximum. */
-kr_status kr_fission_reduce_log_sum_exp(kr_fission *f, kr_op *op, kr_value *results) {
-  return reduce_rule(f, op, results, R_LSE);
-}
+REDUCE(reduce_log_sum_exp, R_LSE)
 
 /* ArgMax/ArgMin-13: prim.arg_max/arg_min with the axis normalised. */
 static kr_status arg_rule(kr_fission *f, kr_op *op, kr_value *results, const char *name) {

@@ -74,7 +74,8 @@ static void erase_if_dead(kr_rewriter *rw, kr_value v) {
   }
 }
 
-static bool rewrite_matmul(kr_rewriter *rw, kr_op *mm) {
+static bool rewrite_matmul(kr_rewriter *rw, kr_op *mm, const void *options) {
+  (void)options;
   if (mm->num_operands != 2 || mm->num_results != 1) return false;
   kr_value p = kr_op_operand(mm, 0), v = kr_op_operand(mm, 1);
   kr_op *div = def_of(p, "prim.div");
@@ -155,30 +156,8 @@ static bool rewrite_matmul(kr_rewriter *rw, kr_op *mm) {
   return true;
 }
 
-typedef struct collect {
-  kr_vec ops;   /* kr_op *: the matmul ops, in walk order */
-} collect;
-
-static kr_walk_result collect_matmul(kr_op *op, void *user) {
-  if (kr__pp_named(op, "prim.matmul")) KR_VEC_PUSH(&((collect *)user)->ops, kr_op *, op);
-  return KR_WALK_ADVANCE;
-}
-
 static kr_status normalize_after_matmul_run(kr_op *op, const void *options, kr_pass_run *run) {
-  (void)options;
-  collect c = {{0}};
-  for (uint32_t i = 0; i < op->num_regions; i++)
-    for (kr_block *b = op->regions[i].first; b; b = b->next)
-      for (kr_op *nested = b->first; nested; nested = nested->next)
-        kr_op_walk(nested, KR_WALK_PRE_ORDER, collect_matmul, &c);
-  kr_rewriter rw;
-  kr_rewriter_init(&rw, kr_pass_run_context(run));
-  bool changed = false;
-  for (size_t i = 0; i < c.ops.len; i++)
-    if (rewrite_matmul(&rw, KR_VEC_DATA(&c.ops, kr_op *)[i])) changed = true;
-  kr_vec_free(&c.ops);
-  if (!changed) kr_pass_run_mark_unchanged(run);
-  return KR_SUCCESS;
+  return kr__pp_rewrite_each(op, run, "prim.matmul", rewrite_matmul, options);
 }
 
 const kr_pass_def kr_prim_normalize_after_matmul_pass = {

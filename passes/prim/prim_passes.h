@@ -1,14 +1,27 @@
 /* passes/prim/prim_passes.h - private to the prim-level rewrite passes (reduce_as_matvec.c,
- * normalize_after_matmul.c): building primitives through a rewriter with result types computed
- * by the pass (these passes never depend on shape inference to type what they create). */
+ * normalize_after_matmul.c): their driver (prim_passes.c) and building primitives through a
+ * rewriter with result types computed by the pass (these passes never depend on shape
+ * inference to type what they create). */
 #ifndef KORCH_PASSES_PRIM_PRIM_PASSES_H
 #define KORCH_PASSES_PRIM_PRIM_PASSES_H
 
 #include <string.h>
 
 #include "korch/op.h"
+#include "korch/pass.h"
 #include "korch/prim.h"
 #include "korch/rewrite.h"
+
+/* A pass's rewrite of one matched op: returns whether it changed the IR.  `arg` is the pass's
+ * options (or whatever kr__pp_rewrite_each was given). */
+typedef bool (*kr__pp_rewrite_fn)(kr_rewriter *rw, kr_op *op, const void *arg);
+
+/* The body of a prim pass's run hook: collects every op named `name` nested in op's regions
+ * (pre-order, all of them before the first rewrite, so rewrites never disturb the walk), calls
+ * rewrite(rw, each, arg) in walk order with one rewriter, and marks the run unchanged when no
+ * call changed anything.  Returns KR_SUCCESS (an op that does not qualify is left as it is). */
+kr_status kr__pp_rewrite_each(kr_op *op, kr_pass_run *run, const char *name, kr__pp_rewrite_fn rewrite,
+                              const void *arg);
 
 static inline bool kr__pp_named(const kr_op *op, const char *name) { return op && !strcmp(op->name, name); }
 

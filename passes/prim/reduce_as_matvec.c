@@ -27,17 +27,9 @@ static const kr_pass_option reduce_as_matvec_options_table[] = {
    "Rewrite only when the reduced extent K (product of the reduced dims) is at least this"},
 };
 
-typedef struct collect {
-  kr_vec ops;   /* kr_op *: the reduce_sum ops, in walk order */
-} collect;
-
-static kr_walk_result collect_reduce(kr_op *op, void *user) {
-  if (kr__pp_named(op, "prim.reduce_sum")) KR_VEC_PUSH(&((collect *)user)->ops, kr_op *, op);
-  return KR_WALK_ADVANCE;
-}
-
 /* Rewrites one reduce_sum when it qualifies; returns whether it did. */
-static bool rewrite_reduce(kr_rewriter *rw, kr_op *op, int64_t min_size) {
+static bool rewrite_reduce(kr_rewriter *rw, kr_op *op, const void *options) {
+  int64_t min_size = ((const reduce_as_matvec_options *)options)->min_size;
   if (op->num_operands != 1 || op->num_results != 1) return false;
   kr_value x = kr_op_operand(op, 0);
   kr_type xt = kr_value_type(x), yt = kr_value_type(kr_op_result(op, 0));
@@ -87,20 +79,7 @@ static bool rewrite_reduce(kr_rewriter *rw, kr_op *op, int64_t min_size) {
 }
 
 static kr_status reduce_as_matvec_run(kr_op *op, const void *options, kr_pass_run *run) {
-  const reduce_as_matvec_options *o = options;
-  collect c = {{0}};
-  for (uint32_t i = 0; i < op->num_regions; i++)
-    for (kr_block *b = op->regions[i].first; b; b = b->next)
-      for (kr_op *nested = b->first; nested; nested = nested->next)
-        kr_op_walk(nested, KR_WALK_PRE_ORDER, collect_reduce, &c);
-  kr_rewriter rw;
-  kr_rewriter_init(&rw, kr_pass_run_context(run));
-  bool changed = false;
-  for (size_t i = 0; i < c.ops.len; i++)
-    if (rewrite_reduce(&rw, KR_VEC_DATA(&c.ops, kr_op *)[i], o->min_size)) changed = true;
-  kr_vec_free(&c.ops);
-  if (!changed) kr_pass_run_mark_unchanged(run);
-  return KR_SUCCESS;
+  return kr__pp_rewrite_each(op, run, "prim.reduce_sum", rewrite_reduce, options);
 }
 
 const kr_pass_def kr_prim_reduce_as_matvec_pass = {

@@ -10,7 +10,12 @@
 #       (PIPELINE defaults to op-to-prim,canonicalize; $KORCH_PRIM_PIPELINE overrides it)
 #   2c. korch_check_static --level=prim WORK/NAME.prim.kir   (no op.* op left, static shapes)
 # and step 3 interprets NAME.prim.kir against the same references and tolerance.
-# Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR [prim KORCH_OPT]
+# At the kernel level (ctest `models.<name>.kernel`, issue 5) step 2b runs the standard pipeline
+# through orchestration (docs/Orchestration.md; $KORCH_KERNEL_PIPELINE overrides it), writing the
+# orchestration report to WORK/NAME.orchestration.txt, then 2c checks the result (no op.* op
+# left, static shapes, at least one kernel.launch) and step 3 interprets NAME.kernel.kir (the
+# interpreter runs each kernel.launch by running its kernel.func).
+# Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR [prim|kernel KORCH_OPT]
 # Exit status: 0 pass, 1 fail, 77 skipped (no model folder, or a tool not built).
 set -u
 translate=$1 interp=$2 check=$3 models=$4 name=$5 work=$6
@@ -19,12 +24,18 @@ pipeline=${KORCH_PRIM_PIPELINE:-op-to-prim,canonicalize}
 tol=1e-4
 case $level in
   op) ;;
+  kernel)
+    pipeline=${KORCH_KERNEL_PIPELINE:-op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate{report=$work/$name.orchestration.txt}}
+    if [ -z "$opt" ] || [ ! -x "$opt" ]; then
+      echo "SKIP: tool not built: korch-opt '$opt'"
+      exit 77
+    fi ;;
   prim)
     if [ -z "$opt" ] || [ ! -x "$opt" ]; then
       echo "SKIP: tool not built: korch-opt '$opt'"
       exit 77
     fi ;;
-  *) echo "run-model.sh: level must be 'op' or 'prim', not '$level'"; exit 2 ;;
+  *) echo "run-model.sh: level must be 'op', 'prim' or 'kernel', not '$level'"; exit 2 ;;
 esac
 
 if [ ! -d "$models" ]; then
@@ -44,7 +55,7 @@ done
 mkdir -p "$work" || exit 1
 base=${name%.folded}
 kir=$work/$name.kir
-[ "$level" = prim ] && kir=$work/$name.for-prim.kir   # not shared with the op-level test (ctest -j)
+[ "$level" != op ] && kir=$work/$name.for-$level.kir   # not shared with the op-level test (ctest -j)
 rm -f "$kir"
 
 echo "== import $name.onnx"
@@ -58,17 +69,25 @@ echo "import: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(stat -c %s "$models
 echo "== static graph check"
 "$check" "$kir" || { echo "FAIL: $name.kir is not a static op-level graph"; exit 1; }
 
-if [ "$level" = prim ]; then
-  pkir=$work/$name.prim.kir
+if [ "$level" != op ]; then
+  pkir=$work/$name.$level.kir
   rm -f "$pkir"
-  echo "== fission: $pipeline"
+  echo "== $level level: $pipeline"
   start=$(date +%s%N)
   if ! "$opt" "$kir" --pass-pipeline="$pipeline" -o "$pkir"; then
     echo "FAIL: the pipeline '$pipeline' failed on $name"
     exit 1
   fi
-  echo "fission: $(( ($(date +%s%N) - start) / 1000000 )) ms"
-  "$check" --level=prim "$pkir" || { echo "FAIL: $name.prim.kir is not a static primitive graph"; exit 1; }
+  echo "pipeline: $(( ($(date +%s%N) - start) / 1000000 )) ms"
+  "$check" --level=prim "$pkir" || { echo "FAIL: $name.$level.kir is not a static primitive graph"; exit 1; }
+  if [ "$level" = kernel ]; then
+    launches=$(grep -c 'kernel.launch' "$pkir")
+    prims_left=$(awk '/^  func.func/{f=1} /^  kernel.func/{f=0} f && /"prim\.[a-z_]*"/ && !/prim.constant/' "$pkir" | wc -l)
+    echo "kernel level: $launches kernel launches, $prims_left primitives left in host functions"
+    [ "$launches" -gt 0 ] || { echo "FAIL: $name.kernel.kir launches no kernel"; exit 1; }
+    [ "$prims_left" = 0 ] || { echo "FAIL: $name.kernel.kir keeps primitives outside kernels"; exit 1; }
+    grep -E '^(total|speedup)' "$work/$name.orchestration.txt" 2>/dev/null
+  fi
   kir=$pkir
 fi
 

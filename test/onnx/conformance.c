@@ -20,6 +20,12 @@
  * known-failures list: a test that passes at op level and fails at prim level is a bug of the
  * fission, never a known failure.
  *
+ * With --level=kernel (issue 5), the pipeline is the standard one through orchestration
+ * (DEFAULT_KERNEL_PIPELINE, docs/Orchestration.md; --pipeline overrides it): the module reaches
+ * the kernel level (kernel.func + kernel.launch), no op.* op may be left and no primitive may
+ * stay in @main outside a kernel, and @main is interpreted (each kernel.launch runs its
+ * kernel.func) and compared as at the other levels, against the same known-failures list.
+ *
  * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
  * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
  * then `N passed, N failed`.  The known-failures list (`test_name  # reason` lines) makes the
@@ -41,6 +47,7 @@
 #include "korch/onnx.h"
 #include "korch/op.h"
 #include "korch/pass.h"
+#include "korch/prim.h"
 
 #ifndef KORCH_CONFORMANCE_LIST
 #define KORCH_CONFORMANCE_LIST "../shared/conformance/onnx-node-tests.txt"
@@ -52,11 +59,15 @@
 #define SKIP 77
 /* The standard prim-level pipeline (docs/Passes.md). */
 #define DEFAULT_PRIM_PIPELINE "op-to-prim,canonicalize"
+/* The standard pipeline through orchestration (docs/Orchestration.md). */
+#define DEFAULT_KERNEL_PIPELINE \
+  "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate"
 
 typedef struct options {
   const char *list, *data, *known, *only;
-  bool prim;               /* --level=prim */
-  const char *pipeline;    /* run at prim level */
+  bool prim;               /* --level=prim or kernel: run `pipeline` first */
+  bool kernel;             /* --level=kernel */
+  const char *pipeline;    /* run at prim / kernel level (NULL: the level's default) */
   bool verbose, no_fork;
   double rtol, atol;
   unsigned timeout_s;
@@ -272,6 +283,18 @@ static kr_status lower_to_prim(const options *o, kr_context *ctx, kr_op *module,
              o->pipeline, left.first->name);
     return KR_FAILURE;
   }
+  if (o->kernel) {
+    /* Every primitive but constants now lives in a kernel.func. */
+    kr_op *func = kr_symbol_lookup_in(module, kr_ident_cstr(ctx, "main"));
+    kr_block *body = func && func->num_regions ? func->regions[0].first : NULL;
+    for (kr_op *op = body ? body->first : NULL; op; op = op->next) {
+      kr_prim_class c = kr_prim_op_class(op);
+      if (c != KR_PRIM_NOT_PRIM && c != KR_PRIM_CONSTANT) {
+        snprintf(why, cap, "'%s' left in @main outside a kernel after '%s'", op->name, o->pipeline);
+        return KR_FAILURE;
+      }
+    }
+  }
   return KR_SUCCESS;
 }
 
@@ -477,9 +500,11 @@ static void usage(FILE *f) {
           "  --data DIR              the ONNX node test folders (default %s)\n"
           "  --known-failures FILE   expected failures, `test_name  # reason` lines (default %s)\n"
           "  --only SUBSTRING        run only the tests whose name contains SUBSTRING (also --filter)\n"
-          "  --level op|prim         op: interpret the imported module (default); prim: first run the\n"
-          "                          pipeline below and require that no op.* op is left\n"
-          "  --pipeline STR          the prim-level pipeline (default %s)\n"
+          "  --level op|prim|kernel  op: interpret the imported module (default); prim: first run the\n"
+          "                          pipeline below and require that no op.* op is left; kernel: the\n"
+          "                          same through orchestration (default pipeline %s),\n"
+          "                          and no primitive may stay in @main outside a kernel\n"
+          "  --pipeline STR          the prim- or kernel-level pipeline (default at prim level %s)\n"
           "  --rtol R --atol A       float tolerances (default 1e-3 and 1e-7, ONNX's backend tests)\n"
           "  --timeout S             seconds per test before it counts as hung (default 120)\n"
           "  --no-fork               run tests in this process (for a debugger)\n"
@@ -487,7 +512,8 @@ static void usage(FILE *f) {
           "Every option taking a value is also accepted as --option=VALUE.\n"
           "Exit status: 0 when the failures are exactly the known ones (of the tests run), 1 otherwise,\n"
           "77 when the list or the test data is absent.\n",
-          KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, DEFAULT_PRIM_PIPELINE);
+          KORCH_CONFORMANCE_LIST, DEFAULT_DATA, KORCH_CONFORMANCE_KNOWN_FAILURES, DEFAULT_KERNEL_PIPELINE,
+          DEFAULT_PRIM_PIPELINE);
 }
 
 /* Matches argv[*i] against `flag` as `flag VALUE` (consuming the next argument) or `flag=VALUE`;
@@ -513,7 +539,7 @@ int main(int argc, char **argv) {
   options o = {.list = KORCH_CONFORMANCE_LIST,
                .data = DEFAULT_DATA,
                .known = KORCH_CONFORMANCE_KNOWN_FAILURES,
-               .pipeline = DEFAULT_PRIM_PIPELINE,
+               .pipeline = NULL,
                .rtol = 1e-3,
                .atol = 1e-7,
                .timeout_s = 120};
@@ -532,11 +558,13 @@ int main(int argc, char **argv) {
       o.only = v;
     else if (VALUE("--level")) {
       if (!strcmp(v, "prim"))
-        o.prim = true;
+        o.prim = true, o.kernel = false;
+      else if (!strcmp(v, "kernel"))
+        o.prim = true, o.kernel = true;
       else if (!strcmp(v, "op"))
-        o.prim = false;
+        o.prim = false, o.kernel = false;
       else {
-        fprintf(stderr, "onnx-conformance: --level must be 'op' or 'prim', not '%s'\n", v);
+        fprintf(stderr, "onnx-conformance: --level must be 'op', 'prim' or 'kernel', not '%s'\n", v);
         return 2;
       }
     } else if (VALUE("--pipeline"))
@@ -577,7 +605,12 @@ int main(int argc, char **argv) {
   char **known = read_names(o.known, &nknown);
   if (!known) fprintf(stderr, "onnx-conformance: note: no known-failures list at %s\n", o.known);
 
-  if (o.prim) printf("level prim: pipeline '%s', then no op.* op may be left\n", o.pipeline);
+  if (!o.pipeline) o.pipeline = o.kernel ? DEFAULT_KERNEL_PIPELINE : DEFAULT_PRIM_PIPELINE;
+  if (o.kernel)
+    printf("level kernel: pipeline '%s', then no op.* op and no primitive outside a kernel may be left\n",
+           o.pipeline);
+  else if (o.prim)
+    printf("level prim: pipeline '%s', then no op.* op may be left\n", o.pipeline);
   unsigned passed = 0, failed = 0;
   char *unexpected_fail = calloc(ntests + 1, 1), *unexpected_pass = calloc(ntests + 1, 1);
   for (unsigned t = 0; t < ntests; t++) {

@@ -1,0 +1,266 @@
+/* bench/orchestrate.c - kernel orchestration on whole networks (issue 5: candidate count, BLP
+ * size and solve time per model; modelled cost of the unfused, greedy and optimal plans; ONNX
+ * import through orchestration wall time).
+ *
+ *   bench_orchestrate [--pipeline STR] [--models DIR] [--options STR] [-v] [FILE.onnx ...]
+ *
+ * For each model (the FILE.onnx given, else every *.onnx of DIR, default ../shared/models, in
+ * name order): import it (kr_onnx_import_file), run the standard pipeline through orchestration
+ * (default `op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,
+ * canonicalize,cse,orchestrate{report=TMP OPTIONS}`) with the verifier after each pass, read the
+ * figures back from the orchestration report and print one row:
+ *   model | prims | regions | candidates | vars | rows | cuts | solve s (sum) | max region s |
+ *   status | gap | unfused us | greedy us | optimal us | x unfused | x greedy | total s
+ * `x unfused` and `x greedy` are the modelled speedups of the optimal plan (cost ratios); `total s`
+ * is the wall time from the start of the import to the end of orchestration (the issue's
+ * "import through orchestration").  A model that fails gets its first diagnostic instead.
+ * Numbers, not pass/fail: the exit status is 1 only when a model fails to import or orchestrate
+ * (2 on a usage error, 77 when the model folder is absent and no file is given). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "korch/korch.h"
+#include "korch/onnx.h"
+
+#ifndef KORCH_BENCH_MODELS
+#define KORCH_BENCH_MODELS "../shared/models"
+#endif
+#define DEFAULT_PIPELINE "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse"
+
+typedef struct capture {
+  kr_ostream os;
+  bool verbose;
+} capture;
+
+static void capture_handler(const kr_diagnostic *d, void *user) {
+  capture *c = user;
+  kr_diag_print(&c->os, d);
+  if (c->verbose) kr_diag_print_handler(d, stderr);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void first_error(capture *c, char *out, size_t cap) {
+  const char *s = c->os.len ? kr_ostream_str(&c->os) : "failed without a diagnostic";
+  const char *e = strstr(s, "error: ");
+  if (e) s = e;
+  size_t n = strcspn(s, "\n");
+  if (n >= cap) n = cap - 1;
+  memcpy(out, s, n);
+  out[n] = 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* The figures of one model, summed over its functions (from the report). */
+typedef struct figures {
+  unsigned prims, regions, cands, vars, rows, cuts;
+  double solve_s, max_region_s, gap, unfused, greedy, optimal;
+  bool all_optimal;
+} figures;
+
+/* Reads the report at `path` (report.c's format: a `function` line, region rows, a `total` row). */
+static bool parse_report(const char *path, figures *f) {
+  FILE *in = fopen(path, "r");
+  if (!in) return false;
+  memset(f, 0, sizeof *f);
+  f->all_optimal = true;
+  char line[4096];
+  bool in_table = false;
+  while (fgets(line, sizeof line, in)) {
+    unsigned a, b;
+    if (sscanf(line, "function @%*s %u primitives in %u region", &a, &b) == 2) {
+      f->regions += b;
+      in_table = true;
+      continue;
+    }
+    if (!in_table) continue;
+    char first[64], cands[64], status[64];
+    unsigned prims, vars, rows, cuts;
+    double ms, gap, cu, cg, co;
+    if (sscanf(line, "%63s %u %63s %u %u %u %lf %63s %lf %lf %lf %lf", first, &prims, cands, &vars, &rows, &cuts, &ms,
+               status, &gap, &cu, &cg, &co) != 12)
+      continue;
+    if (!strcmp(first, "total")) {
+      f->prims += prims;
+      f->cands += (unsigned)strtoul(cands, NULL, 10);
+      f->vars += vars;
+      f->rows += rows;
+      f->cuts += cuts;
+      f->solve_s += ms / 1e3;
+      if (gap > f->gap) f->gap = gap;
+      f->unfused += cu;
+      f->greedy += cg;
+      f->optimal += co;
+      if (strcmp(status, "optimal")) f->all_optimal = false;
+      in_table = false;
+    } else if (ms / 1e3 > f->max_region_s) {
+      f->max_region_s = ms / 1e3;
+    }
+  }
+  fclose(in);
+  return true;
+}
+
+static void print_header(void) {
+  printf("%-30s %6s %4s %7s %7s %7s %4s %8s %8s %-10s %6s %10s %10s %10s %7s %7s %7s\n", "model", "prims", "regs",
+         "cands", "vars", "rows", "cuts", "solve-s", "max-reg", "status", "gap", "unfused-us", "greedy-us",
+         "optimal-us", "x-unf", "x-grd", "total-s");
+}
+
+/* One model: prints its row; returns whether it was orchestrated. */
+static bool bench(const char *path, const char *pipeline, const char *extra, bool verbose, const char *tmp,
+                  figures *total) {
+  kr_context *ctx = kr_context_create();
+  capture cap = {.verbose = verbose};
+  kr_ostream_init_mem(&cap.os);
+  kr_context_set_diag_handler(ctx, capture_handler, &cap);
+  char name[64], why[512];
+  snprintf(name, sizeof name, "%s", base_name(path));
+  size_t nl = strlen(name);
+  if (nl > 5 && !strcmp(name + nl - 5, ".onnx")) name[nl - 5] = 0;
+  bool ok = false;
+  kr_pass_manager *pm = NULL;
+  size_t plen = strlen(pipeline) + strlen(tmp) + strlen(extra) + 64;
+  char *full = malloc(plen);
+  if (!full) goto fail;
+  snprintf(full, plen, "%s,orchestrate{report=%s%s%s}", pipeline, tmp, extra[0] ? " " : "", extra);
+  unlink(tmp);
+  if (KR_FAILED(kr_register_core_dialects(ctx)) || KR_FAILED(kr_register_core_passes(ctx))) goto fail;
+  double t0 = now_s();
+  kr_op *module = kr_onnx_import_file(ctx, path, NULL);
+  if (!module) goto fail;
+  pm = kr_pass_manager_create(ctx, KR_MODULE_OP);
+  if (!pm || KR_FAILED(kr_pass_manager_parse_pipeline(pm, full))) goto fail;
+  kr_pass_manager_set_verify_each(pm, true);
+  if (KR_FAILED(kr_pass_manager_run(pm, module))) goto fail;
+  double secs = now_s() - t0;
+  figures f;
+  if (!parse_report(tmp, &f)) {
+    snprintf(why, sizeof why, "no orchestration report at %s", tmp);
+    printf("%-30s FAILED: %s\n", name, why);
+    goto done;
+  }
+  printf("%-30s %6u %4u %7u %7u %7u %4u %8.3f %8.3f %-10s %6.2g %10.3f %10.3f %10.3f %7.3f %7.3f %7.3f\n", name, f.prims,
+         f.regions, f.cands, f.vars, f.rows, f.cuts, f.solve_s, f.max_region_s, f.all_optimal ? "optimal" : "not-proven",
+         f.gap, f.unfused, f.greedy, f.optimal, f.optimal > 0 ? f.unfused / f.optimal : 0,
+         f.optimal > 0 ? f.greedy / f.optimal : 0, secs);
+  total->prims += f.prims;
+  total->regions += f.regions;
+  total->cands += f.cands;
+  total->unfused += f.unfused;
+  total->greedy += f.greedy;
+  total->optimal += f.optimal;
+  ok = true;
+  goto done;
+fail:
+  first_error(&cap, why, sizeof why);
+  printf("%-30s FAILED: %s\n", name, why);
+done:
+  fflush(stdout);
+  free(full);
+  if (pm) kr_pass_manager_destroy(pm);
+  kr_context_destroy(ctx);
+  kr_ostream_close(&cap.os);
+  unlink(tmp);
+  return ok;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char **list_models(const char *dir, unsigned *n) {
+  DIR *d = opendir(dir);
+  *n = 0;
+  if (!d) return NULL;
+  unsigned cap = 16;
+  char **v = malloc(cap * sizeof *v);
+  for (struct dirent *e; v && (e = readdir(d));) {
+    size_t l = strlen(e->d_name);
+    if (l <= 5 || strcmp(e->d_name + l - 5, ".onnx")) continue;
+    if (*n == cap) {
+      char **nv = realloc(v, (cap *= 2) * sizeof *v);
+      if (!nv) break;
+      v = nv;
+    }
+    size_t pl = strlen(dir) + l + 2;
+    v[*n] = malloc(pl);
+    if (!v[*n]) break;
+    snprintf(v[*n], pl, "%s/%s", dir, e->d_name);
+    (*n)++;
+  }
+  closedir(d);
+  if (v) qsort(v, *n, sizeof *v, cmp_str);
+  return v;
+}
+
+int main(int argc, char **argv) {
+  const char *pipeline = DEFAULT_PIPELINE, *dir = KORCH_BENCH_MODELS, *extra = "";
+  bool verbose = false;
+  char **files = calloc((size_t)argc + 1, sizeof *files);
+  unsigned nfiles = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--pipeline") && i + 1 < argc)
+      pipeline = argv[++i];
+    else if (!strncmp(a, "--pipeline=", 11))
+      pipeline = a + 11;
+    else if (!strcmp(a, "--models") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!strncmp(a, "--models=", 9))
+      dir = a + 9;
+    else if (!strcmp(a, "--options") && i + 1 < argc)
+      extra = argv[++i];
+    else if (!strncmp(a, "--options=", 10))
+      extra = a + 10;
+    else if (!strcmp(a, "-v"))
+      verbose = true;
+    else if (a[0] == '-') {
+      fprintf(stderr,
+              "usage: bench_orchestrate [--pipeline STR] [--models DIR] [--options STR] [-v] [FILE.onnx ...]\n"
+              "  --pipeline STR  the pipeline before orchestrate (default %s)\n"
+              "  --models DIR    the models when no file is given (default %s)\n"
+              "  --options STR   more orchestrate options, e.g. 'max-region=64 time-limit=1'\n"
+              "  -v              print every diagnostic to stderr\n",
+              DEFAULT_PIPELINE, KORCH_BENCH_MODELS);
+      for (unsigned k = 0; k < nfiles; k++) free(files[k]);
+      free(files);
+      return !strcmp(a, "-h") || !strcmp(a, "--help") ? 0 : 2;
+    } else
+      files[nfiles++] = strdup(a);
+  }
+  if (!nfiles) {
+    free(files);
+    files = list_models(dir, &nfiles);
+    if (!files) {
+      printf("SKIP: no model folder %s\n", dir);
+      return 77;
+    }
+  }
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, "/tmp/bench_orchestrate.%ld.txt", (long)getpid());
+  printf("orchestration benchmark: pipeline '%s,orchestrate%s%s'; costs are the modelled kernel times (us) of "
+         "the target; x-unf / x-grd = modelled speedup of the optimal plan; total-s = import through orchestration\n",
+         pipeline, extra[0] ? " " : "", extra);
+  print_header();
+  figures total;
+  memset(&total, 0, sizeof total);
+  unsigned failed = 0;
+  for (unsigned i = 0; i < nfiles; i++)
+    if (!bench(files[i], pipeline, extra, verbose, tmp, &total)) failed++;
+  printf("%u of %u models orchestrated; modelled total: unfused %.3f us, greedy %.3f us, optimal %.3f us\n",
+         nfiles - failed, nfiles, total.unfused, total.greedy, total.optimal);
+  for (unsigned i = 0; i < nfiles; i++) free(files[i]);
+  free(files);
+  return failed ? 1 : 0;
+}
