@@ -5,10 +5,12 @@
  * kernels_binary.c), so a fissioned program computes bit for bit what the op-level program does:
  * f32 in typed loops (unary formulas in double rounded once, binary arithmetic in f32), f16/bf16
  * through double, integers exactly in 64 bits wrapping modulo 2^width, max/min propagating NaN,
- * round half to even, integer x/0 = x%0 = 0, Cast's conversions (f32 -> bf16 truncating, as
- * ONNX's test data).  The op-level kernels read no attribute these primitives lack (the unary
+ * round half to even, integer x/0 = x%0 = 0, Cast's conversions (to bf16: rounding to nearest
+ * even by default, as the op-level kernels store bf16 results; truncating, as op.cast and ONNX's
+ * test data, with rounding = "toward_zero").  The op-level kernels read no attribute these primitives lack (the unary
  * ones read alpha/beta/gamma, absent here: 0).  Operands of one shape are the trivial case of
  * the op-level broadcasting.  Only iota is new. */
+#include <math.h>
 #include <string.h>
 
 #include "backend/interp/elementwise.h"
@@ -50,9 +52,56 @@ MIRROR(and, and)
 MIRROR(or, or)
 MIRROR(xor, xor)
 
-/* Where-16 with operands of one shape; Cast-13 (the same conversion table as op.cast). */
+/* Where-16 with operands of one shape. */
 MIRROR(select, where)
-MIRROR(cast, cast)
+
+/* |v| (as an unsigned magnitude m, sign `neg`) rounded to bf16, nearest with ties to even, in one
+ * rounding (through f64 an integer above 2^53 would round twice): the leading 8 significant bits,
+ * rounded on the rest, are exact in double, which kr_f64_to_bf16 then converts exactly. */
+static uint16_t int_to_bf16_nearest(uint64_t m, bool neg) {
+  int e = 63;
+  while (e > 0 && !(m >> e)) e--;
+  double r = (double)m;
+  if (e > 7) {
+    int shift = e - 7;
+    uint64_t q = m >> shift, rest = m & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+    if (rest > half || (rest == half && (q & 1))) q++;
+    r = ldexp((double)q, shift);
+  }
+  return kr_f64_to_bf16(neg ? -r : r);
+}
+
+/* Cast-13 with `rounding` (ops.def): "toward_zero" is op.cast's own conversion (its kernel:
+ * to bf16 through f32, truncated); "nearest_even" (the default) is the same table except that a
+ * conversion to bf16 rounds to nearest, ties to even, from the exact source value (floats through
+ * f64, which holds every f16/bf16/f32 exactly; integers directly), as the op-level kernels store
+ * their bf16 results (kr_tensor_set_f64). */
+kr_status kr_prim_eval_cast(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
+  const char *rounding = kr_op_attr_string(op, "rounding");
+  kr_type to = kr_tensor_elem(outs[0]), from = kr_tensor_elem(ins[0]);
+  bool to_bf16 = to->kind == KR_TYPE_FLOAT && to->u.fkind == KR_BF16;
+  if (rounding && !strcmp(rounding, "toward_zero")) {
+    if (!to_bf16) return kr_op_emit_error(op, "attribute 'rounding' toward_zero is only allowed with 'to' = bf16");
+    return kr_eval_cast(op, ins, outs);
+  }
+  if (rounding && strcmp(rounding, "nearest_even"))
+    return kr_op_emit_error(op, "attribute 'rounding' must be nearest_even or toward_zero, got \"%s\"", rounding);
+  if (!to_bf16 || from == to) return kr_eval_cast(op, ins, outs);
+  const kr_tensor *x = ins[0];
+  uint16_t *o = outs[0]->data;
+  kr_elem_kind fk = kr_elem_kind_of(from);
+  for (int64_t i = 0; i < x->numel; i++) {
+    if (kr_elem_kind_is_float(fk)) {
+      o[i] = kr_f64_to_bf16(kr_tensor_get_f64(x, i));
+    } else if (fk == KR_EK_UINT) {
+      o[i] = int_to_bf16_nearest(kr_tensor_get_u64(x, i), false);
+    } else {
+      int64_t v = kr_tensor_get_i64(x, i);
+      o[i] = int_to_bf16_nearest(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+    }
+  }
+  return KR_SUCCESS;
+}
 
 /* Mod-13 with fmod = 1: the remainder takes the dividend's sign; integer x % 0 = 0. */
 kr_status kr_prim_eval_rem(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {

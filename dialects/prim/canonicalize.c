@@ -295,7 +295,8 @@ static kr_status broadcast_splat(kr_rewriter *rw, kr_op *op) {
   return kr_canon_replace_with_new(rw, op, KR_PRIM_CONSTANT_OP, NULL, 0, &a, 1);
 }
 
-/* cast(cast(x, T1), T2) = cast(x, T2) when T1 holds every value of x's element type. */
+/* cast(cast(x, T1), T2) = cast(x, T2) when T1 holds every value of x's element type; the outer
+ * cast's `rounding` is kept (toward_zero goes through f32 from x's value, which T1 held exactly). */
 static kr_status cast_of_exact_cast(kr_rewriter *rw, kr_op *op) {
   kr_op *inner = operand_def(op, 0, "prim.cast");
   if (!inner || inner->num_operands != 1 || op->num_results != 1) return KR_FAILURE;
@@ -304,8 +305,11 @@ static kr_status cast_of_exact_cast(kr_rewriter *rw, kr_op *op) {
   kr_value x = kr_op_operand(inner, 0);
   if (kr_value_type(x) == result_type(op, 0)) return forward(rw, op, x);
   kr_context *ctx = kr_op_context(op);
-  kr_named_attr a = {kr_ident_cstr(ctx, "to"), kr_attr_type(ctx, kr_type_element(result_type(op, 0)))};
-  return kr_canon_replace_with_new(rw, op, "prim.cast", &x, 1, &a, 1);
+  kr_named_attr a[2] = {{kr_ident_cstr(ctx, "to"), kr_attr_type(ctx, kr_type_element(result_type(op, 0)))}};
+  unsigned na = 1;
+  kr_attr rounding = kr_op_get_attr(op, "rounding");
+  if (rounding) a[na++] = (kr_named_attr){kr_ident_cstr(ctx, "rounding"), rounding};
+  return kr_canon_replace_with_new(rw, op, "prim.cast", &x, 1, a, na);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -89,7 +89,9 @@ kr_status kr_prim_infer_select(kr_op *op, kr_type *results) {
   return KR_SUCCESS;
 }
 
-/* cast: any element type to `to`, an element type of the same classes (ONNX Cast-13). */
+/* cast: any element type to `to`, an element type of the same classes (ONNX Cast-13);
+ * `rounding` is "nearest_even" (the default) or "toward_zero", the latter only with `to` = bf16
+ * (op.cast's truncating conversion to bf16). */
 kr_status kr_prim_infer_cast(kr_op *op, kr_type *results) {
   kr_type x, to = kr_op_attr_type(op, "to");
   if (kr_ps_operand(op, 0, KR_EW_ANY, &x)) return KR_FAILURE;
@@ -99,6 +101,16 @@ kr_status kr_prim_infer_cast(kr_op *op, kr_type *results) {
                      "attribute 'to' must be an element type (f16, bf16, f32, f64, i1, i8..i64, ui8..ui64), "
                      "got '%s'",
                      s ? s : "");
+    free(s);
+    return KR_FAILURE;
+  }
+  const char *rounding = kr_op_attr_string(op, "rounding");
+  if (!rounding || (strcmp(rounding, "nearest_even") && strcmp(rounding, "toward_zero")))
+    return kr_op_emit_error(op, "attribute 'rounding' must be nearest_even or toward_zero, got \"%s\"",
+                            rounding ? rounding : "");
+  if (!strcmp(rounding, "toward_zero") && !(to->kind == KR_TYPE_FLOAT && to->u.fkind == KR_BF16)) {
+    char *s = kr_type_to_cstr(to);
+    kr_op_emit_error(op, "attribute 'rounding' toward_zero is only allowed with 'to' = bf16, got '%s'", s ? s : "");
     free(s);
     return KR_FAILURE;
   }
