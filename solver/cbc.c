@@ -141,7 +141,7 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
   Cbc_Model *cm = build_model(m);
 
   /* Parameters: CbcMain1's command line (Cbc_setParameter) and the model's own settings. */
-  int log = o->verbose ? 1 : 0;
+  int log = o->verbose || getenv("KORCH_CBC_LOG") ? 1 : 0;
   Cbc_setLogLevel(cm, log);
   Cbc_setParameter(cm, "log", log ? "1" : "0");
   Cbc_setParameter(cm, "slog", log ? "1" : "0");
@@ -156,6 +156,19 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
   Cbc_setParameter(cm, "randomSeed", "1234567");
   Cbc_setParameter(cm, "randomCbcSeed", "1234567");
   Cbc_setParameter(cm, "threads", "0");
+  { /* TEMP-ORCHTUNE experiment hook */
+    const char *e = getenv("KORCH_CBC_EXTRA");
+    if (e) {
+      char buf[1024];
+      snprintf(buf, sizeof buf, "%s", e);
+      char *save = NULL;
+      for (char *a = strtok_r(buf, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
+        char *b = strtok_r(NULL, " ", &save);
+        if (!b) break;
+        Cbc_setParameter(cm, a, b);
+      }
+    }
+  }
 
   /* The MIP start: the values of the integer columns (CBC computes the continuous ones). */
   if (m->start && m->num_start == nc) {
@@ -173,7 +186,7 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
     free(val);
   }
 
-  int saved = o->verbose ? -1 : stdout_silence();
+  int saved = log ? -1 : stdout_silence();
   Cbc_solve(cm);
   stdout_restore(saved);
 

@@ -36,13 +36,16 @@ static void softmax_row(double *v, int64_t n, int64_t stride, smkind k) {
   if (n == 0) return;
   double m = v[0];
   int64_t arg = 0;
-  for (int64_t j = 1; j < n; j++)
-    if (v[j * stride] > m) m = v[j * stride], arg = j;
   if (k == SM_HARD) {
-    /* Hardmax-13: 1 at the first maximum. */
+    /* Hardmax-13: 1 at the first maximum, chosen as ONNX's reference (np.argmax) and ArgMax
+     * (kernels_reduce.c) choose it: a NaN is the maximum, the first NaN if there are several. */
+    for (int64_t j = 1; j < n && m == m; j++)
+      if (v[j * stride] > m || v[j * stride] != v[j * stride]) m = v[j * stride], arg = j;
     for (int64_t j = 0; j < n; j++) v[j * stride] = j == arg;
     return;
   }
+  for (int64_t j = 1; j < n; j++)
+    if (v[j * stride] > m) m = v[j * stride];
   /* Subtracting the maximum keeps e^x finite (test_softmax_large_number). */
   if (isinf(m)) m = 0;
   double s = 0;

@@ -149,7 +149,13 @@ static kr_status reduce_int(kr_op *op, const kr_tensor *x, kr_tensor *y, const p
     switch (c) {
     case K_SUM: pass_i_sum(xi, (uint64_t *)acc, NULL, p); break;
     case K_SUMSQ: pass_i_sumsq(xi, (uint64_t *)acc, NULL, p); break;
-    case K_L1: pass_i_l1(xi, (uint64_t *)acc, NULL, p); break;
+    /* |x| = x for unsigned types (a ui64 >= 2^63 is negative only as int64). */
+    case K_L1:
+      if (kr_type_is_unsigned_int(kr_tensor_elem(x)))
+        pass_i_sum(xi, (uint64_t *)acc, NULL, p);
+      else
+        pass_i_l1(xi, (uint64_t *)acc, NULL, p);
+      break;
     case K_PROD: pass_i_prod(xi, (uint64_t *)acc, NULL, p); break;
     case K_MAX: pass_i_max(xi, acc, NULL, p); break;
     case K_MIN: pass_i_min(xi, acc, NULL, p); break;

@@ -47,9 +47,8 @@ COMPARE(greater_or_equal, "ge")
  * kernel computes pow(double x, double y) when either is a float, and exact 64-bit integer
  * powers when both are integers, then converts to X's type; so do we: both cast to f64 (resp.
  * i64; unsigned values zero-extend), prim.pow, cast back (prim.cast converts as the kernel's
- * store: floats round to nearest, float -> int truncates, int -> int wraps).  Differences left:
- * a ui64 exponent above INT64_MAX (the kernel clamps it) and a bf16 X (prim.cast to bf16
- * truncates where the kernel's store rounds). */
+ * store: floats round to nearest, bf16 included, float -> int truncates, int -> int wraps).
+ * Difference left: a ui64 exponent above INT64_MAX (the kernel clamps it). */
 kr_status kr_fission_pow(kr_fission *f, kr_op *op, kr_value *results) {
   kr_value x = fx_operand(f, 0), y = fx_operand(f, 1);
   if (!x || !y) return fx_status(f);

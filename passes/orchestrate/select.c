@@ -460,7 +460,7 @@ static kr_status copy_plan(const kr_orch_plan *from, kr_orch_plan *to, kr_contex
 /* Adds c<v>: sum_{k computes v} x_k >= 1 for every node v of region r that reaches a live_out
  * node of r along edges inside r.  cols/coefs hold at least n entries. */
 static kr_status add_compute_rows(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, unsigned n,
-                                  kr_milp *m, int *cols, double *coefs) {
+                                  kr_milp *m, int *cols, double *coefs, const int *wcol) {
   unsigned first = g->regions[r].first, size = g->regions[r].n;
   bool *needed = calloc(size + 1, 1);
   if (!needed) return kr_op_emit_error(g->func, "orchestration: out of memory");
@@ -485,6 +485,25 @@ static kr_status add_compute_rows(const kr_orch_graph *g, unsigned r, const kr_c
       }
     snprintf(name, sizeof name, "c%u", v);
     kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY);
+  }
+  if (getenv("KORCH_EDGE_ROWS")) /* TEMP-ORCHTUNE */
+  for (unsigned u = 0; u < size; u++) {
+    if (!needed[u]) continue;
+    const kr_orch_node *nd = &g->nodes[first + u];
+    for (unsigned e = 0; e < nd->num_preds; e++) {
+      unsigned p = nd->preds[e];
+      if (p < first || p >= first + size || wcol[p - first] < 0) continue;
+      unsigned v = p - first, nc = 0;
+      for (unsigned k = 0; k < n; k++)
+        if (kr_bits_test(&cands[k].nodes, u) && kr_bits_test(&cands[k].nodes, v)) {
+          cols[nc] = (int)k;
+          coefs[nc++] = 1;
+        }
+      cols[nc] = wcol[v];
+      coefs[nc++] = 1;
+      snprintf(name, sizeof name, "e%u_%u", u, v);
+      kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY);
+    }
   }
   free(needed);
   return KR_SUCCESS;
@@ -533,7 +552,7 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     bool live = g->nodes[first + v].live_out;
     if (!needed[v] && !live) continue;
     snprintf(name, sizeof name, "w%u", v);
-    wcol[v] = kr_milp_add_col(m, name, KR_MILP_CONTINUOUS, live ? 1 : 0, 1, 0);
+    wcol[v] = kr_milp_add_col(m, name, getenv("KORCH_W_INT") ? KR_MILP_INTEGER : KR_MILP_CONTINUOUS, live ? 1 : 0, 1, 0); /* TEMP-ORCHTUNE */
     unsigned nc = 0;
     for (unsigned e = t.wr_off[v]; e < t.wr_off[v + 1]; e++) {
       cols[nc] = (int)t.wr[e];
@@ -556,7 +575,7 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
    * node from which a live_out node of the region is reachable inside the region is computed
    * by some chosen kernel (c<v>).  By induction along the path: the kernel computing a node
    * either computes its operand too or reads it, and then another chosen kernel wrote it. */
-  if (KR_FAILED(add_compute_rows(g, r, cands, n, m, cols, coefs))) goto done;
+  if (KR_FAILED(add_compute_rows(g, r, cands, n, m, cols, coefs, wcol))) goto done;
   /* The greedy plan as MIP start. */
   unsigned ncols = kr_milp_num_cols(m);
   start = calloc(ncols + 1, sizeof *start);

@@ -404,25 +404,44 @@ START_TEST(select_bytes) {
 }
 END_TEST
 
-/* prim.cast vs op.cast over every (from, to) pair of element types, specials included. */
+/* prim.cast vs op.cast over every (from, to) pair of element types, specials included; to bf16
+ * with rounding = "toward_zero", op.cast's truncation (the default rounds: see below). */
 START_TEST(cast_all_pairs) {
   for (unsigned f = 0; f < NUM_ELEMS; f++)
     for (unsigned t = 0; t < NUM_ELEMS; t++) {
-      char ft[64], tt[64], attrs[64], what[64];
+      char ft[64], tt[64], attrs[96], what[64];
       snprintf(ft, sizeof ft, "tensor<2x7x%s>", all_elems[f]);
       snprintf(tt, sizeof tt, "tensor<2x7x%s>", all_elems[t]);
       snprintf(attrs, sizeof attrs, "{to = %s}", all_elems[t]);
+      char pattrs[96];
+      snprintf(pattrs, sizeof pattrs, strcmp(all_elems[t], "bf16") ? "{to = %s}" : "{rounding = \"toward_zero\", to = %s}",
+               all_elems[t]);
       kr_tensor x = pattern(ft, f + t, true);
       /* Large magnitudes too: out of range of the narrow types. */
       if (is_float_elem(kr_tensor_elem(&x))) kr_tensor_set_f64(&x, 11, -300.75), kr_tensor_set_f64(&x, 12, 70000.5);
       else if (strcmp(all_elems[f], "i1")) kr_tensor_set_i64(&x, 11, -300), kr_tensor_set_i64(&x, 12, 70001);
       kr_tensor *ins[] = {&x};
-      kr_tensor p = eval(mk1("prim.cast", ft, tt, attrs), ins), o = eval(mk1("op.cast", ft, tt, attrs), ins);
+      kr_tensor p = eval(mk1("prim.cast", ft, tt, pattrs), ins), o = eval(mk1("op.cast", ft, tt, attrs), ins);
       snprintf(what, sizeof what, "cast %s -> %s", all_elems[f], all_elems[t]);
       same_bytes(&p, &o, what);
       kr_tensor ts[] = {x, p, o};
       free_all(ts, 3);
     }
+  /* To bf16 by default: nearest, ties to even, as kr_tensor_set_f64 stores (kr_f64_to_bf16), for
+   * every float source (70000.5 and -300.75 are not bf16 values). */
+  for (unsigned f = 0; f < 4; f++) {
+    char ft[64], what[64];
+    snprintf(ft, sizeof ft, "tensor<2x7x%s>", float_elems[f]);
+    kr_tensor x = pattern(ft, f, true);
+    kr_tensor_set_f64(&x, 11, -300.75), kr_tensor_set_f64(&x, 12, 70000.5);
+    kr_tensor *ins[] = {&x};
+    kr_tensor p = eval(mk1("prim.cast", ft, "tensor<2x7xbf16>", "{to = bf16}"), ins), want = tnew("tensor<2x7xbf16>");
+    for (int64_t i = 0; i < x.numel; i++) kr_tensor_set_f64(&want, i, kr_tensor_get_f64(&x, i));
+    snprintf(what, sizeof what, "cast %s -> bf16 (nearest even)", float_elems[f]);
+    same_bytes(&p, &want, what);
+    kr_tensor ts[] = {x, p, want};
+    free_all(ts, 3);
+  }
   /* Spot checks: f32 -> i32 truncates toward zero; i32 300 -> i8 44 (wrap); f32 -> i1 is x != 0
    * (NaN true); i1 -> f32 is 0/1. */
   static const double xv[] = {2.75, -2.75, 0.5, 0, NAN};

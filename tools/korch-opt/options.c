@@ -234,6 +234,7 @@ kr_status kr_opt_parse_args(kr_opt_options *o, int argc, char **argv) {
   o->numerics_seed = 1;
   o->numerics_trials = 1;
   bool only_positional = false;
+  const char *numerics_arg = NULL;   /* the first --numerics-* option, which needs --verify-numerics */
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (only_positional || arg[0] != '-' || arg[1] == '\0') {
@@ -270,6 +271,14 @@ kr_status kr_opt_parse_args(kr_opt_options *o, int argc, char **argv) {
       value = argv[++i];
     }
     if (KR_FAILED(apply(o, d, arg, value))) return KR_FAILURE;
+    if (!numerics_arg && (d->id == OPT_NUMERICS_RTOL || d->id == OPT_NUMERICS_ATOL || d->id == OPT_NUMERICS_SEED ||
+                          d->id == OPT_NUMERICS_TRIALS))
+      numerics_arg = arg;
+  }
+  /* A tolerance, seed or trial count without the check it configures would be silently ignored. */
+  if (numerics_arg && !o->verify_numerics) {
+    fprintf(stderr, "korch-opt: option '%s' has no effect without --verify-numerics\n", numerics_arg);
+    return KR_FAILURE;
   }
   if (!o->input) o->input = "-";
   return KR_SUCCESS;

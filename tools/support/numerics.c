@@ -50,9 +50,9 @@ static char *type_str(kr_type t) {
 /* Fills args[0..n) with random tensors of the argument types of `fty`; on an argument that is not
  * a static tensor of a supported element type reports at `func` and fails (args already made are
  * left for the caller to free). */
-static kr_status make_inputs(kr_op *func, kr_type fty, uint64_t seed, unsigned trial, kr_tensor *args) {
+static kr_status make_inputs(kr_op *func, const char *name, kr_type fty, uint64_t seed, unsigned trial,
+                             kr_tensor *args) {
   uint64_t s = seed ^ ((uint64_t)trial + 1) * 0xD1B54A32D192ED03ull;
-  kr_ident name = kr_op_symbol_name(func);
   for (unsigned i = 0; i < fty->u.func.num_inputs; i++) {
     kr_type t = fty->u.func.inputs[i];
     kr_type e = t->kind == KR_TYPE_TENSOR ? t->u.shaped.elem : NULL;
@@ -60,7 +60,7 @@ static kr_status make_inputs(kr_op *func, kr_type fty, uint64_t seed, unsigned t
     bool in = e && (e->kind == KR_TYPE_INTEGER || e->kind == KR_TYPE_INDEX);
     if (!e || !kr_type_has_static_shape(t) || (!fl && !in) || KR_FAILED(kr_tensor_alloc(&args[i], t))) {
       char *ts = type_str(t);
-      kr_op_emit_error(func, "cannot check numerics of @%s: argument #%u has type %s (random inputs need a "
+      kr_op_emit_error(func, "cannot check numerics of %s: argument #%u has type %s (random inputs need a "
                        "statically shaped tensor of floats or integers)", name, i, ts);
       free(ts);
       return KR_FAILURE;
@@ -93,12 +93,12 @@ static double element_excess(const kr_numerics_options *o, bool fl, const kr_ten
 
 /* Compares output `k` of one run; updates r's worst element.  Returns false on a type mismatch
  * (reported here). */
-static bool compare_output(const kr_numerics_options *o, kr_op *func, unsigned trial, unsigned k,
+static bool compare_output(const kr_numerics_options *o, kr_op *func, const char *name, unsigned trial, unsigned k,
                            const kr_tensor *before, const kr_tensor *after, kr_numerics_result *r) {
   if (before->type != after->type) {
     char *a = type_str(before->type), *b = type_str(after->type);
-    kr_op_emit_error(func, "numerics differ after the pipeline: output #%u of @%s has type %s, %s before", k,
-                     kr_op_symbol_name(func), b, a);
+    kr_op_emit_error(func, "numerics differ after the pipeline: output #%u of %s has type %s, %s before", k, name, b,
+                     a);
     free(a);
     free(b);
     r->mismatch = true;
@@ -149,21 +149,21 @@ static void multi_index(const kr_tensor *t, int64_t e, char *buf, size_t cap) {
 }
 
 /* Runs `func` on args; on failure reports "cannot check numerics" at it. */
-static kr_status run(kr_op *func, const char *when, unsigned trial, const kr_tensor *args, unsigned nargs,
-                     kr_tensor *outs, unsigned nouts) {
+static kr_status run(kr_op *func, const char *name, const char *when, unsigned trial, const kr_tensor *args,
+                     unsigned nargs, kr_tensor *outs, unsigned nouts) {
   if (!KR_FAILED(kr_interp_run(func, args, nargs, outs, nouts))) return KR_SUCCESS;
-  return kr_op_emit_error(func, "cannot check numerics of @%s: the interpreter failed on it %s the pipeline (trial %u)",
-                          kr_op_symbol_name(func), when, trial + 1);
+  return kr_op_emit_error(func, "cannot check numerics of %s: the interpreter failed on it %s the pipeline (trial %u)",
+                          name, when, trial + 1);
 }
 
-/* One function, all trials. */
-static kr_status compare_func(const kr_numerics_options *o, kr_op *fb, kr_op *fa, kr_numerics_result *r) {
-  kr_ident name = kr_op_symbol_name(fb);
+/* One function, all trials; `name` is its symbol path for messages ("@f", "@m::@f"). */
+static kr_status compare_func(const kr_numerics_options *o, kr_op *fb, kr_op *fa, const char *name,
+                              kr_numerics_result *r) {
   kr_type tb = func_type(fb), ta = func_type(fa);
-  if (!tb || !ta) return kr_op_emit_error(tb ? fa : fb, "cannot check numerics of @%s: no function type", name);
+  if (!tb || !ta) return kr_op_emit_error(tb ? fa : fb, "cannot check numerics of %s: no function type", name);
   if (tb != ta) {
     char *a = type_str(tb), *b = type_str(ta);
-    kr_op_emit_error(fa, "cannot check numerics of @%s: the pipeline changed its type from %s to %s", name, a, b);
+    kr_op_emit_error(fa, "cannot check numerics of %s: the pipeline changed its type from %s to %s", name, a, b);
     free(a);
     free(b);
     return KR_FAILURE;
@@ -174,19 +174,19 @@ static kr_status compare_func(const kr_numerics_options *o, kr_op *fb, kr_op *fa
   kr_status st = args && ob && oa ? KR_SUCCESS : kr_op_emit_error(fb, "cannot check numerics: out of memory");
   r->functions++;
   for (unsigned t = 0; !KR_FAILED(st) && t < o->trials; t++) {
-    st = make_inputs(fb, tb, o->seed, t, args);
-    if (!KR_FAILED(st)) st = run(fb, "before", t, args, nargs, ob, nouts);
-    if (!KR_FAILED(st)) st = run(fa, "after", t, args, nargs, oa, nouts);
+    st = make_inputs(fb, name, tb, o->seed, t, args);
+    if (!KR_FAILED(st)) st = run(fb, name, "before", t, args, nargs, ob, nouts);
+    if (!KR_FAILED(st)) st = run(fa, name, "after", t, args, nargs, oa, nouts);
     if (!KR_FAILED(st)) {
       r->runs++;
       bool reported = false;   /* a type mismatch, reported by compare_output */
-      for (unsigned k = 0; k < nouts && !reported; k++) reported = !compare_output(o, fa, t, k, &ob[k], &oa[k], r);
+      for (unsigned k = 0; k < nouts && !reported; k++) reported = !compare_output(o, fa, name, t, k, &ob[k], &oa[k], r);
       /* The first run (function, trial) that differs is reported with its worst element. */
       if (r->mismatch && !reported) {
         char where[512];
         multi_index(&ob[r->output], r->element, where, sizeof where);
         kr_op_emit_error(fa,
-                         "numerics differ after the pipeline: @%s output #%u element %lld %s: %.9g before, %.9g "
+                         "numerics differ after the pipeline: %s output #%u element %lld %s: %.9g before, %.9g "
                          "after (%lld of %lld elements outside atol %g + rtol %g * |before|; seed %llu, trial %u)",
                          name, r->output, (long long)r->element, where, r->before, r->after, (long long)r->num_bad,
                          (long long)r->numel, o->atol, o->rtol, (unsigned long long)o->seed, t + 1);
@@ -205,18 +205,52 @@ static kr_status compare_func(const kr_numerics_options *o, kr_op *fb, kr_op *fa
   return st;
 }
 
+/* The `index`-th (0-based) builtin.module without a symbol name directly in `block`, or NULL. */
+static kr_op *unnamed_module(kr_block *block, unsigned index) {
+  for (kr_op *op = block ? block->first : NULL; op; op = op->next)
+    if (!strcmp(op->name, "builtin.module") && !kr_op_symbol_name(op) && index-- == 0) return op;
+  return NULL;
+}
+
+/* Compares the functions of module `before` with those of `after` (its counterpart), recursing
+ * into nested builtin.modules: a named one is matched by its symbol name, an unnamed one by its
+ * position among the unnamed modules of its block.  `prefix` is the symbol path so far ("" at
+ * the top, "@m::" inside module @m, "(module #1)::" inside the second unnamed one). */
+static kr_status compare_module(kr_op *before, kr_op *after, const char *prefix, const kr_numerics_options *o,
+                                kr_numerics_result *r) {
+  if (!before->num_regions || !after->num_regions) return KR_SUCCESS;
+  kr_block *bb = kr_op_region(before, 0)->first, *ab = kr_op_region(after, 0)->first;
+  unsigned unnamed = 0;
+  for (kr_op *fb = bb ? bb->first : NULL; fb && !r->mismatch; fb = fb->next) {
+    bool is_func = !strcmp(fb->name, "func.func"), is_module = !strcmp(fb->name, "builtin.module");
+    if (!is_func && !is_module) continue;
+    kr_ident name = kr_op_symbol_name(fb);
+    char path[1024];
+    kr_op *fa;
+    if (is_module && !name) {
+      fa = unnamed_module(ab, unnamed);
+      snprintf(path, sizeof path, "%s(module #%u)", prefix, unnamed++);
+    } else {
+      fa = name ? kr_symbol_lookup_in(after, name) : NULL;
+      snprintf(path, sizeof path, "%s@%s", prefix, name ? name : "");
+    }
+    if (!fa || strcmp(fa->name, fb->name)) continue;
+    kr_status st;
+    if (is_module) {
+      char inner[1030];
+      snprintf(inner, sizeof inner, "%s::", path);
+      st = compare_module(fb, fa, inner, o, r);
+    } else {
+      if (!has_body(fb) || !has_body(fa)) continue;
+      st = compare_func(o, fb, fa, path, r);
+    }
+    if (KR_FAILED(st)) return KR_FAILURE;
+  }
+  return KR_SUCCESS;
+}
+
 kr_status kr_numerics_compare_modules(kr_op *before, kr_op *after, const kr_numerics_options *o,
                                       kr_numerics_result *r) {
   memset(r, 0, sizeof *r);
-  if (!before->num_regions || !after->num_regions) return KR_SUCCESS;
-  kr_block *bb = kr_op_region(before, 0)->first;
-  for (kr_op *fb = bb ? bb->first : NULL; fb; fb = fb->next) {
-    if (strcmp(fb->name, "func.func") || !has_body(fb)) continue;
-    kr_ident name = kr_op_symbol_name(fb);
-    kr_op *fa = name ? kr_symbol_lookup_in(after, name) : NULL;
-    if (!fa || strcmp(fa->name, "func.func") || !has_body(fa)) continue;
-    if (KR_FAILED(compare_func(o, fb, fa, r))) return KR_FAILURE;
-    if (r->mismatch) break;   /* one report is enough */
-  }
-  return KR_SUCCESS;
+  return compare_module(before, after, "", o, r);   /* one report is enough: stops at a mismatch */
 }

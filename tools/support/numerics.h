@@ -34,7 +34,7 @@ typedef struct kr_numerics_result {
   unsigned runs;             /* functions x trials */
   bool mismatch;             /* some element was outside the tolerance */
   /* Where the worst element is (valid when mismatch): */
-  kr_ident func;             /* symbol name */
+  kr_ident func;             /* symbol name (of the function, without the modules around it) */
   unsigned trial;            /* 0-based */
   unsigned output;           /* result index */
   int64_t element;           /* row-major flat index */
@@ -47,9 +47,12 @@ typedef struct kr_numerics_result {
 void kr_numerics_options_init(kr_numerics_options *o);
 
 /* Compares `before` (the module as it was before the pipeline; typically a kr_op_clone of it)
- * with `after` (the same module after the pipeline).  Every func.func with a body in `before`
- * that also exists, with a body, in `after` under the same symbol name is run o->trials times on
- * the same random inputs in both; functions that exist in only one of them are skipped.
+ * with `after` (the same module after the pipeline).  Every func.func with a body in `before`,
+ * at the top or in nested builtin.modules at any depth, that also exists, with a body, in `after`
+ * under the same symbol path (named modules match by name, unnamed ones by their position among
+ * the unnamed modules of their block) is run o->trials times on the same random inputs in both;
+ * functions that exist in only one of them are skipped.  Messages name a function by its path:
+ * "@f", "@m::@f", "(module #0)::@f".
  * Outcomes:
  *   KR_SUCCESS, !r->mismatch   every compared output agrees within the tolerance;
  *   KR_SUCCESS, r->mismatch    an output differs: an error "numerics differ after the pipeline:
