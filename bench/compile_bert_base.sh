@@ -125,15 +125,17 @@ for onnx in models:
         t_opt, rss_opt, c_opt, text = run([opt, kir, '--pass-pipeline=' + pipeline, '--timing', '-o', kern],
                                           'korch-opt')
         prim, orc, pm = timing(text)
+        rep = open(report).read()
+        tot = re.search(r'^total\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+([0-9.]+)\s+(\S+)', rep, re.M)
+        if not tot:
+            sys.exit('compile_bert_base.sh: no `total` row in the orchestration report:\n' + rep)
         rows.append((t_imp, prim, orc, t_opt - pm, t_imp + t_opt, t_imp + prim + orc, c_imp + c_opt,
-                     rss_imp, rss_opt))
-    med = [statistics.median(r[i] for r in rows) for i in range(9)]
-    rep = open(report).read()
-    tot = re.search(r'^total\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+([0-9.]+)\s+(\S+)', rep, re.M)
+                     rss_imp, rss_opt, float(tot.group(3)) / 1e3))
+    med = [statistics.median(r[i] for r in rows) for i in range(10)]
     kern_n = re.search(r'kernels: unfused (\d+), greedy (\d+), optimal (\d+)', rep)
     print(fmt % (name, '%.2f' % (os.path.getsize(onnx) / 1e6), *('%.3f' % v for v in med[:7]),
                  '%.1f' % (med[7] / 1e6), '%.1f' % (med[8] / 1e6), tot.group(2),
-                 '%.2f' % (float(tot.group(3)) / 1e3), tot.group(4),
+                 '%.2f' % med[9], tot.group(4),
                  '%s/%s/%s' % kern_n.groups() if kern_n else '?'), flush=True)
     results.append((name, med[4], med[5]))
 

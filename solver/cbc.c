@@ -10,8 +10,10 @@
  *  - The time limit ("seconds") counts CPU time unless "timeMode elapsed" is given.
  *  - A MIP start (Cbc_setMIPStart) is matched by column name; columns are named c<index>
  *    here (unique, whatever the user's names are), rows r<index> (see build_model).
- *  - A time limit that interrupts preprocessing makes CBC report "infeasible" and drop the MIP
- *    start; kr_milp_solve (solver/milp.c) corrects that.
+ *  - A time limit that interrupts CglPreProcess (CBC's MIP preprocessing) makes CBC report
+ *    "infeasible" and drop the MIP start, or crash in CglPreProcess::postProcess (2.10.8, seen
+ *    on orchestration's BLP).  Preprocessing is therefore off ("preprocess off"); kr_milp_solve
+ *    (solver/milp.c) still returns a feasible start when CBC gives nothing better.
  *  - Log level 0 ("log 0", "slog 0", Cbc_setLogLevel(model, 0)) silences the message handlers,
  *    but not the raw printf/std::cout calls of CBC 2.10 (e.g. Cbc_solve prints a caught
  *    CoinError with printf; CbcMain1 and Clp have unconditional prints on rare paths).  Library
@@ -141,7 +143,7 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
   Cbc_Model *cm = build_model(m);
 
   /* Parameters: CbcMain1's command line (Cbc_setParameter) and the model's own settings. */
-  int log = o->verbose || getenv("KORCH_CBC_LOG") ? 1 : 0;
+  int log = o->verbose ? 1 : 0;
   Cbc_setLogLevel(cm, log);
   Cbc_setParameter(cm, "log", log ? "1" : "0");
   Cbc_setParameter(cm, "slog", log ? "1" : "0");
@@ -156,19 +158,10 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
   Cbc_setParameter(cm, "randomSeed", "1234567");
   Cbc_setParameter(cm, "randomCbcSeed", "1234567");
   Cbc_setParameter(cm, "threads", "0");
-  { /* TEMP-ORCHTUNE experiment hook */
-    const char *e = getenv("KORCH_CBC_EXTRA");
-    if (e) {
-      char buf[1024];
-      snprintf(buf, sizeof buf, "%s", e);
-      char *save = NULL;
-      for (char *a = strtok_r(buf, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
-        char *b = strtok_r(NULL, " ", &save);
-        if (!b) break;
-        Cbc_setParameter(cm, a, b);
-      }
-    }
-  }
+  /* No CglPreProcess: a time limit that interrupts it crashes CBC 2.10.8 (see the file comment),
+   * and on orchestration's BLP (its binary w columns included) the solve is as fast or faster
+   * without it (docs/Solver.md, "Parameters").  The LP presolve (Clp) stays on. */
+  Cbc_setParameter(cm, "preprocess", "off");
 
   /* The MIP start: the values of the integer columns (CBC computes the continuous ones). */
   if (m->start && m->num_start == nc) {
@@ -186,7 +179,7 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
     free(val);
   }
 
-  int saved = log ? -1 : stdout_silence();
+  int saved = o->verbose ? -1 : stdout_silence();
   Cbc_solve(cm);
   stdout_restore(saved);
 

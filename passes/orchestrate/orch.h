@@ -176,7 +176,8 @@ kr_status kr_orch_select_unfused(const kr_orch_graph *g, unsigned r, const kr_ca
  * while the group stays schedulable; remaining primitives form injective groups the same way. */
 kr_status kr_orch_select_greedy(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, unsigned n,
                                 const kr_orch_options *o, kr_orch_plan *out);
-/* The BLP of Korch §5 solved with CBC, the greedy plan as MIP start; cycles in a solution are cut
+/* The BLP of Korch §5 solved with CBC (after dropping dominated candidates, which cannot change
+ * the optimum; docs/Orchestration.md), the greedy plan as MIP start; cycles in a solution are cut
  * (sum of the cycle's x <= len - 1) and the problem re-solved until none remain.  At a time limit
  * keeps the incumbent and warns with the gap; on solver failure falls back to `greedy` with a
  * warning (status says which). */

@@ -2,18 +2,22 @@
  * binary linear program solved with CBC (through korch/milp.h), and the two baselines every
  * report compares it with, unfused (one kernel per primitive) and Hidet-style greedy fusion.
  *
- * The BLP of region r, over its candidates k = 0..n-1 and its nodes t (region-local indices):
+ * The BLP of region r, over its candidates k that no other candidate dominates (see
+ * reduce_dominated; the others cannot improve a plan) and its nodes t (region-local indices):
  *
  *   x_k in {0, 1}      candidate k is launched                       (cost: cost_us of k)
- *   w_t in [0, 1]      tensor t is in memory (continuous; lb 1 when t is live_out)
+ *   w_t in {0, 1}      tensor t is in memory (lb 1 when t is live_out)
  *   d_t:   sum_{j writes t} x_j - w_t >= 0         for every t some candidate reads or live_out
  *   i_k_t: w_t - x_k >= 0                          for every candidate k and input t of k in r
+ *   c_v, e_u_v: valid inequalities (add_usage_rows)
  *   minimise sum_k cost_k x_k
  *
  * Eliminating w gives exactly Korch's rows (every live_out tensor is written by a chosen kernel;
  * every input of a chosen kernel is written by a chosen kernel): w_t only shares the sum of
  * writers between the readers of t, so the rows hold (|writers| + 2 |readers|) coefficients
- * instead of |writers| x |readers|, with the same LP relaxation.
+ * instead of |writers| x |readers|, with the same LP relaxation.  w_t is integer although any
+ * x fixes it: CBC then branches on "is t in memory", which splits the search far better than
+ * single candidates do.
  *
  * Covering rows do not order the chosen kernels once a kernel writes several tensors (issue 5:
  * a = relu(i1), b = relu(i2), x = a.b, y = b.a, kernels {a, x} and {b, y}).  A solution is
@@ -457,56 +461,131 @@ static kr_status copy_plan(const kr_orch_plan *from, kr_orch_plan *to, kr_contex
   return KR_SUCCESS;
 }
 
-/* Adds c<v>: sum_{k computes v} x_k >= 1 for every node v of region r that reaches a live_out
- * node of r along edges inside r.  cols/coefs hold at least n entries. */
-static kr_status add_compute_rows(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, unsigned n,
-                                  kr_milp *m, int *cols, double *coefs, const int *wcol) {
-  unsigned first = g->regions[r].first, size = g->regions[r].n;
-  bool *needed = calloc(size + 1, 1);
-  if (!needed) return kr_op_emit_error(g->func, "orchestration: out of memory");
-  /* Reverse block order is a reverse topological order. */
-  for (unsigned v = size; v-- > 0;) {
-    const kr_orch_node *nd = &g->nodes[first + v];
-    bool need = nd->live_out;
-    for (unsigned s = 0; s < nd->num_succs && !need; s++) {
-      unsigned u = nd->succs[s];
-      need = u >= first && u < first + size && needed[u - first];
-    }
-    needed[v] = need;
+/* The columns of the BLP: the candidates left after the dominance reduction. */
+typedef struct blp_cols {
+  int *col;                    /* per candidate: its x column, or -1 when it is dominated */
+  unsigned *cand;              /* per x column: its candidate (ascending) */
+  unsigned *repl;              /* per candidate: a kept candidate that dominates it (itself if kept) */
+  unsigned num;
+} blp_cols;
+
+static void blp_cols_free(blp_cols *b) {
+  free(b->col);
+  free(b->cand);
+  free(b->repl);
+  memset(b, 0, sizeof *b);
+}
+
+static bool bits_subset(const kr_bits *a, const kr_bits *b) {
+  for (unsigned i = 0; i < KR_ORCH_WORDS; i++)
+    if (a->w[i] & ~b->w[i]) return false;
+  return true;
+}
+
+/* Whether candidate j comes before k in the (cost, index) order. */
+static bool cheaper(const kr_candidate *cands, unsigned j, unsigned k) {
+  return cands[j].cost_us < cands[k].cost_us || (cands[j].cost_us == cands[k].cost_us && j < k);
+}
+
+/* The dominance reduction.  Candidate j dominates k when it writes every tensor k writes, reads
+ * no region tensor k does not read, and comes before k in the (cost, index) order (so costs no
+ * more).  Replacing k by j in any plan keeps a plan: the tensors others read from k are written
+ * by j, j's region inputs were written before k ran, so j can run where k ran, and the cost does
+ * not grow.  So some optimal plan uses no dominated candidate, and leaving them out of the BLP
+ * keeps its optimum exactly.  Dominance is transitive and follows a strict order, so every
+ * dominated candidate has a kept dominator (repl).  A dominator writes all of k's tensors, so
+ * only the writers of one of them (the one with the fewest) are examined. */
+static kr_status reduce_dominated(const kr_orch_graph *g, const kr_candidate *cands, unsigned n,
+                                  const region_tables *t, blp_cols *b) {
+  memset(b, 0, sizeof *b);
+  kr_bits *in = malloc((n + 1) * sizeof *in);
+  b->col = malloc((n + 1) * sizeof *b->col);
+  b->cand = malloc((n + 1) * sizeof *b->cand);
+  b->repl = malloc((n + 1) * sizeof *b->repl);
+  if (!in || !b->col || !b->cand || !b->repl) {
+    free(in);
+    blp_cols_free(b);
+    return kr_op_emit_error(g->func, "orchestration: out of memory");
   }
+  for (unsigned k = 0; k < n; k++) {
+    memset(&in[k], 0, sizeof in[k]);
+    for (unsigned e = t->in_off[k]; e < t->in_off[k + 1]; e++) kr_bits_set(&in[k], t->in[e]);
+  }
+  for (unsigned k = 0; k < n; k++) {
+    b->repl[k] = k;
+    unsigned w0 = ~0u, few = ~0u;
+    for (unsigned v = 0; v < t->size; v++)
+      if (kr_bits_test(&cands[k].writes, v) && t->wr_off[v + 1] - t->wr_off[v] < few) {
+        few = t->wr_off[v + 1] - t->wr_off[v];
+        w0 = v;
+      }
+    if (w0 == ~0u) continue;
+    for (unsigned e = t->wr_off[w0]; e < t->wr_off[w0 + 1]; e++) {
+      unsigned j = t->wr[e];
+      if (j == k || !cheaper(cands, j, b->repl[k])) continue;   /* keeps the cheapest dominator */
+      if (bits_subset(&cands[k].writes, &cands[j].writes) && bits_subset(&in[j], &in[k])) b->repl[k] = j;
+    }
+  }
+  /* repl[k] precedes k in the (cost, index) order: following it ends at a kept candidate. */
+  for (unsigned k = 0; k < n; k++)
+    while (b->repl[b->repl[k]] != b->repl[k]) b->repl[k] = b->repl[b->repl[k]];
+  for (unsigned k = 0; k < n; k++) {
+    b->col[k] = -1;
+    if (b->repl[k] == k) {
+      b->col[k] = (int)b->num;
+      b->cand[b->num++] = k;
+    }
+  }
+  free(in);
+  return KR_SUCCESS;
+}
+
+/* The node-usage rows, valid inequalities that tighten the LP relaxation (they remove no plan).
+ * Let v be a node of region r from which a live_out node of r is reachable inside r ("needed").
+ *   c<v>:     sum_{k computes v} x_k >= 1
+ *   e<u>_<v>: sum_{k computes u and v} x_k + w_v >= 1     for needed u and each operand v in r
+ * c: by induction along the path to the live_out node o: o is written by a chosen kernel, and
+ * the kernel computing a node either computes its operand too or reads it, and then a chosen
+ * kernel wrote it.  e: the chosen kernel computing u either computes v or reads it, and then v
+ * is in memory (w_v = 1; without w_v no kept candidate reads v, so it must compute v).
+ * cols/coefs hold at least b->num + 1 entries. */
+static void add_usage_rows(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, const blp_cols *b,
+                           const bool *needed, const int *wcol, kr_milp *m, int *cols, double *coefs) {
+  unsigned first = g->regions[r].first, size = g->regions[r].n;
   char name[32];
   for (unsigned v = 0; v < size; v++) {
     if (!needed[v]) continue;
     unsigned nc = 0;
-    for (unsigned k = 0; k < n; k++)
-      if (kr_bits_test(&cands[k].nodes, v)) {
-        cols[nc] = (int)k;
+    for (unsigned c = 0; c < b->num; c++)
+      if (kr_bits_test(&cands[b->cand[c]].nodes, v)) {
+        cols[nc] = (int)c;
         coefs[nc++] = 1;
       }
     snprintf(name, sizeof name, "c%u", v);
     kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY);
   }
-  if (getenv("KORCH_EDGE_ROWS")) /* TEMP-ORCHTUNE */
   for (unsigned u = 0; u < size; u++) {
     if (!needed[u]) continue;
     const kr_orch_node *nd = &g->nodes[first + u];
     for (unsigned e = 0; e < nd->num_preds; e++) {
       unsigned p = nd->preds[e];
-      if (p < first || p >= first + size || wcol[p - first] < 0) continue;
+      if (p < first || p >= first + size) continue;
       unsigned v = p - first, nc = 0;
-      for (unsigned k = 0; k < n; k++)
-        if (kr_bits_test(&cands[k].nodes, u) && kr_bits_test(&cands[k].nodes, v)) {
-          cols[nc] = (int)k;
+      for (unsigned c = 0; c < b->num; c++) {
+        const kr_bits *nodes = &cands[b->cand[c]].nodes;
+        if (kr_bits_test(nodes, u) && kr_bits_test(nodes, v)) {
+          cols[nc] = (int)c;
           coefs[nc++] = 1;
         }
-      cols[nc] = wcol[v];
-      coefs[nc++] = 1;
+      }
+      if (wcol[v] >= 0) {
+        cols[nc] = wcol[v];
+        coefs[nc++] = 1;
+      }
       snprintf(name, sizeof name, "e%u_%u", u, v);
       kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY);
     }
   }
-  free(needed);
-  return KR_SUCCESS;
 }
 
 static const char *func_name(const kr_orch_graph *g) {
@@ -521,62 +600,75 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
   kr_attr loc = g->func->loc;
   unsigned first = g->regions[r].first, size = g->regions[r].n;
   region_tables t;
+  blp_cols b;
   if (KR_FAILED(tables_build(g, r, cands, n, &t))) return KR_FAILURE;
+  if (KR_FAILED(reduce_dominated(g, cands, n, &t, &b))) {
+    tables_free(&t);
+    return KR_FAILURE;
+  }
   kr_status st = KR_FAILURE;
   kr_milp *m = kr_milp_create(ctx, loc);
   int *wcol = malloc((size + 1) * sizeof *wcol);
   unsigned *set = malloc((n + 1) * sizeof *set), *order = malloc((n + 1) * sizeof *order);
-  int *cols = NULL;
-  double *coefs = NULL, *start = NULL;
+  bool *read = calloc(size + 1, 1), *needed = calloc(size + 1, 1);
   unsigned maxrow = n + size + 2;
-  cols = malloc(maxrow * sizeof *cols);
-  coefs = malloc(maxrow * sizeof *coefs);
-  if (!m || !wcol || !set || !order || !cols || !coefs) {
+  int *cols = malloc(maxrow * sizeof *cols);
+  double *coefs = malloc(maxrow * sizeof *coefs), *start = NULL;
+  if (!m || !wcol || !set || !order || !read || !needed || !cols || !coefs) {
     kr_emit_error(ctx, loc, "orchestration: out of memory");
     goto done;
   }
   char name[64];
-  for (unsigned k = 0; k < n; k++) {
-    snprintf(name, sizeof name, "x%u", k);
-    kr_milp_add_col(m, name, KR_MILP_BINARY, 0, 1, cands[k].cost_us);
+  for (unsigned c = 0; c < b.num; c++) {
+    snprintf(name, sizeof name, "x%u", b.cand[c]);
+    kr_milp_add_col(m, name, KR_MILP_BINARY, 0, 1, cands[b.cand[c]].cost_us);
   }
-  /* w_t for the tensors some candidate reads, and the live_out ones. */
-  bool *needed = calloc(size + 1, 1);
-  if (!needed) {
-    kr_emit_error(ctx, loc, "orchestration: out of memory");
-    goto done;
+  /* w_t for the tensors some kept candidate reads, and the live_out ones (integer: see the file
+   * comment). */
+  for (unsigned c = 0; c < b.num; c++) {
+    unsigned k = b.cand[c];
+    for (unsigned e = t.in_off[k]; e < t.in_off[k + 1]; e++) read[t.in[e]] = true;
   }
-  for (unsigned e = 0; e < t.in_off[n]; e++) needed[t.in[e]] = true;
   for (unsigned v = 0; v < size; v++) {
     wcol[v] = -1;
     bool live = g->nodes[first + v].live_out;
-    if (!needed[v] && !live) continue;
+    if (!read[v] && !live) continue;
     snprintf(name, sizeof name, "w%u", v);
-    wcol[v] = kr_milp_add_col(m, name, getenv("KORCH_W_INT") ? KR_MILP_INTEGER : KR_MILP_CONTINUOUS, live ? 1 : 0, 1, 0); /* TEMP-ORCHTUNE */
+    wcol[v] = kr_milp_add_col(m, name, KR_MILP_INTEGER, live ? 1 : 0, 1, 0);
     unsigned nc = 0;
-    for (unsigned e = t.wr_off[v]; e < t.wr_off[v + 1]; e++) {
-      cols[nc] = (int)t.wr[e];
-      coefs[nc++] = 1;
-    }
+    for (unsigned e = t.wr_off[v]; e < t.wr_off[v + 1]; e++)
+      if (b.col[t.wr[e]] >= 0) {
+        cols[nc] = b.col[t.wr[e]];
+        coefs[nc++] = 1;
+      }
     cols[nc] = wcol[v];
     coefs[nc++] = -1;
     snprintf(name, sizeof name, "d%u", v);
     kr_milp_add_row(m, name, cols, coefs, nc, 0, INFINITY);
   }
-  free(needed);
-  for (unsigned k = 0; k < n; k++)
+  for (unsigned c = 0; c < b.num; c++) {
+    unsigned k = b.cand[c];
     for (unsigned e = t.in_off[k]; e < t.in_off[k + 1]; e++) {
-      int c2[2] = {wcol[t.in[e]], (int)k};
+      int c2[2] = {wcol[t.in[e]], (int)c};
       double a2[2] = {1, -1};
       snprintf(name, sizeof name, "i%u_%u", k, t.in[e]);
       kr_milp_add_row(m, name, c2, a2, 2, 0, INFINITY);
     }
-  /* Valid inequalities that tighten the LP relaxation (not needed for correctness): every
-   * node from which a live_out node of the region is reachable inside the region is computed
-   * by some chosen kernel (c<v>).  By induction along the path: the kernel computing a node
-   * either computes its operand too or reads it, and then another chosen kernel wrote it. */
-  if (KR_FAILED(add_compute_rows(g, r, cands, n, m, cols, coefs, wcol))) goto done;
-  /* The greedy plan as MIP start. */
+  }
+  /* Needed nodes: those that reach a live_out node inside r (reverse block order is a reverse
+   * topological order). */
+  for (unsigned v = size; v-- > 0;) {
+    const kr_orch_node *nd = &g->nodes[first + v];
+    bool need = nd->live_out;
+    for (unsigned s = 0; s < nd->num_succs && !need; s++) {
+      unsigned u = nd->succs[s];
+      need = u >= first && u < first + size && needed[u - first];
+    }
+    needed[v] = need;
+  }
+  add_usage_rows(g, r, cands, &b, needed, wcol, m, cols, coefs);
+  /* The greedy plan as MIP start, each candidate replaced by its kept dominator (still a plan,
+   * no dearer: see reduce_dominated). */
   unsigned ncols = kr_milp_num_cols(m);
   start = calloc(ncols + 1, sizeof *start);
   if (!start) {
@@ -584,8 +676,8 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     goto done;
   }
   for (unsigned i = 0; i < greedy->num_chosen; i++) {
-    unsigned k = greedy->chosen[i];
-    start[k] = 1;
+    unsigned k = b.repl[greedy->chosen[i]];
+    start[b.col[k]] = 1;
     for (unsigned v = 0; v < size; v++)
       if (kr_bits_test(&cands[k].writes, v) && wcol[v] >= 0) start[wcol[v]] = 1;
   }
@@ -621,8 +713,8 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     }
     out->gap = out->status == KR_MILP_OPTIMAL ? 0 : res.gap;
     unsigned mm = 0;
-    for (unsigned k = 0; k < n; k++)
-      if (res.values[k] > 0.5) set[mm++] = k;
+    for (unsigned c = 0; c < b.num; c++)
+      if (res.values[c] > 0.5) set[mm++] = b.cand[c];
     order_result ord;
     if (KR_FAILED(launch_order(g, cands, n, &t, set, mm, order, &ord))) goto done;
     if (ord.ok) {
@@ -644,13 +736,16 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     }
     bool give_up = ord.broken || out->num_cuts >= MAX_CUTS || (o->time_limit_s > 0 && spent >= o->time_limit_s);
     if (!give_up) {
+      /* Dominated writers have no column (they are 0 in every solution). */
       unsigned nc = 0;
       for (size_t q = 0; q < ord.cut_in.len; q++) {
-        cols[nc] = (int)KR_VEC_AT(&ord.cut_in, unsigned, q);
+        cols[nc] = b.col[KR_VEC_AT(&ord.cut_in, unsigned, q)];
         coefs[nc++] = 1;
       }
       for (size_t q = 0; q < ord.cut_out.len && nc < maxrow; q++) {
-        cols[nc] = (int)KR_VEC_AT(&ord.cut_out, unsigned, q);
+        int c = b.col[KR_VEC_AT(&ord.cut_out, unsigned, q)];
+        if (c < 0) continue;
+        cols[nc] = c;
         coefs[nc++] = -1;
       }
       snprintf(name, sizeof name, "cut%u", out->num_cuts);
@@ -676,10 +771,13 @@ done:
     out->num_chosen = 0;
   }
   tables_free(&t);
+  blp_cols_free(&b);
   if (m) kr_milp_destroy(m);
   free(wcol);
   free(set);
   free(order);
+  free(read);
+  free(needed);
   free(cols);
   free(coefs);
   free(start);
