@@ -13,31 +13,17 @@
  *   enumerate ms (all regions) | slowest region ms | cost ms
  * Exit status: 0 when every model went through, 1 otherwise, 2 on a usage error, 77 when the
  * model folder is absent and no file is given. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench/bench_models.h"
 #include "korch/korch.h"
-#include "korch/onnx.h"
 #include "passes/orchestrate/orch.h"
 
-#ifndef KORCH_BENCH_MODELS
-#define KORCH_BENCH_MODELS "../shared/models"
-#endif
 #define PIPELINE "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
+static double now_ms(void) { return bench_now_s() * 1e3; }
 
 typedef struct row {
   unsigned nodes, regions, largest, capped;
@@ -81,24 +67,14 @@ static bool run_func(kr_op *func, const kr_orch_options *o, row *r) {
 }
 
 static bool report(const char *path, const kr_orch_options *o, bool verbose) {
-  kr_context *ctx = kr_context_create();
-  if (verbose) kr_context_set_diag_handler(ctx, kr_diag_print_handler, NULL);
   char name[64];
-  snprintf(name, sizeof name, "%s", base_name(path));
-  size_t nl = strlen(name);
-  if (nl > 5 && !strcmp(name + nl - 5, ".onnx")) name[nl - 5] = 0;
+  bench_model_name(path, name, sizeof name);
   bool ok = false;
-  kr_pass_manager *pm = NULL;
-  kr_op *module = NULL;
   row r = {0};
-  if (KR_FAILED(kr_register_core_dialects(ctx)) || KR_FAILED(kr_register_core_passes(ctx))) goto done;
-  module = kr_onnx_import_file(ctx, path, NULL);
-  if (!module) goto done;
-  pm = kr_pass_manager_create(ctx, KR_MODULE_OP);
-  if (!pm || KR_FAILED(kr_pass_manager_parse_pipeline(pm, PIPELINE)) || KR_FAILED(kr_pass_manager_run(pm, module)))
-    goto done;
+  bench_model b;
+  if (!bench_model_open(&b, path, verbose) || !bench_model_run(&b, PIPELINE)) goto done;
   ok = true;
-  for (kr_op *op = module->regions[0].first->first; op && ok; op = op->next)
+  for (kr_op *op = b.module->regions[0].first->first; op && ok; op = op->next)
     if (!strcmp(op->name, "func.func")) ok = run_func(op, o, &r);
 done:
   if (ok)
@@ -107,35 +83,8 @@ done:
   else
     printf("%-30s FAILED (-v shows the diagnostics)\n", name);
   fflush(stdout);
-  if (pm) kr_pass_manager_destroy(pm);
-  kr_context_destroy(ctx);
+  bench_model_close(&b);
   return ok;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char **list_models(const char *dir, unsigned *n) {
-  DIR *d = opendir(dir);
-  *n = 0;
-  if (!d) return NULL;
-  unsigned cap = 16;
-  char **v = malloc(cap * sizeof *v);
-  for (struct dirent *e; v && (e = readdir(d));) {
-    size_t l = strlen(e->d_name);
-    if (l <= 5 || strcmp(e->d_name + l - 5, ".onnx")) continue;
-    if (*n == cap) {
-      char **nv = realloc(v, (cap *= 2) * sizeof *v);
-      if (!nv) break;
-      v = nv;
-    }
-    size_t pl = strlen(dir) + l + 2;
-    if (!(v[*n] = malloc(pl))) break;
-    snprintf(v[*n], pl, "%s/%s", dir, e->d_name);
-    (*n)++;
-  }
-  closedir(d);
-  if (v) qsort(v, *n, sizeof *v, cmp_str);
-  return v;
 }
 
 int main(int argc, char **argv) {
@@ -154,27 +103,18 @@ int main(int argc, char **argv) {
     else if (a[0] == '-') {
       fprintf(stderr, "usage: orch_candidates [--max-size N] [--max-region N] [--max-candidates N] [--models DIR] [-v] "
                       "[FILE.onnx ...]\n");
-      for (unsigned k = 0; k < nfiles; k++) free(files[k]);
-      free(files);
+      bench_free_models(files, nfiles);
       return !strcmp(a, "-h") || !strcmp(a, "--help") ? 0 : 2;
     } else
       files[nfiles++] = strdup(a);
   }
-  if (!nfiles) {
-    free(files);
-    files = list_models(dir, &nfiles);
-    if (!files) {
-      printf("SKIP: no model folder %s\n", dir);
-      return 77;
-    }
-  }
+  if (!(files = bench_models(files, &nfiles, dir))) return 77;
   printf("candidate enumeration: max-size %u, max-region %u, max-candidates %u (pipeline %s)\n", o.max_size,
          o.max_region, o.max_candidates, PIPELINE);
   printf("%-30s %6s %7s %7s %10s %9s %6s %10s %9s %8s\n", "model", "nodes", "regions", "largest", "candidates",
          "most/reg", "capped", "enum ms", "max ms", "cost ms");
   unsigned failed = 0;
   for (unsigned i = 0; i < nfiles; i++) failed += !report(files[i], &o, verbose);
-  for (unsigned i = 0; i < nfiles; i++) free(files[i]);
-  free(files);
+  bench_free_models(files, nfiles);
   return failed ? 1 : 0;
 }

@@ -22,52 +22,15 @@
  * be equal across the runs (the plan is deterministic), else the row is marked NONDETERMINISTIC.
  * Numbers, not pass/fail: the exit status is 1 only when a model fails to import or orchestrate
  * (2 on a usage error, 77 when the model folder is absent and no file is given). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_models.h"
 #include "korch/korch.h"
-#include "korch/onnx.h"
 
-#ifndef KORCH_BENCH_MODELS
-#define KORCH_BENCH_MODELS "../shared/models"
-#endif
 #define DEFAULT_PIPELINE "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse"
-
-typedef struct capture {
-  kr_ostream os;
-  bool verbose;
-} capture;
-
-static void capture_handler(const kr_diagnostic *d, void *user) {
-  capture *c = user;
-  kr_diag_print(&c->os, d);
-  if (c->verbose) kr_diag_print_handler(d, stderr);
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void first_error(capture *c, char *out, size_t cap) {
-  const char *s = c->os.len ? kr_ostream_str(&c->os) : "failed without a diagnostic";
-  const char *e = strstr(s, "error: ");
-  if (e) s = e;
-  size_t n = strcspn(s, "\n");
-  if (n >= cap) n = cap - 1;
-  memcpy(out, s, n);
-  out[n] = 0;
-}
-
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
 
 /* One region row of the report. */
 typedef struct region_fig {
@@ -146,26 +109,16 @@ static void print_header(void) {
  * the reason into why and returns false. */
 static bool run_once(const char *path, const char *pipeline, const char *extra, bool verbose, const char *tmp,
                      figures *f, char *why, size_t why_cap) {
-  kr_context *ctx = kr_context_create();
-  capture cap = {.verbose = verbose};
-  kr_ostream_init_mem(&cap.os);
-  kr_context_set_diag_handler(ctx, capture_handler, &cap);
+  bench_model b;
   bool ok = false;
-  kr_pass_manager *pm = NULL;
   size_t plen = strlen(pipeline) + strlen(tmp) + strlen(extra) + 64;
   char *full = malloc(plen);
-  if (!full) goto fail;
-  snprintf(full, plen, "%s,orchestrate{report=%s%s%s}", pipeline, tmp, extra[0] ? " " : "", extra);
-  unlink(tmp);
-  if (KR_FAILED(kr_register_core_dialects(ctx)) || KR_FAILED(kr_register_core_passes(ctx))) goto fail;
-  double t0 = now_s();
-  kr_op *module = kr_onnx_import_file(ctx, path, NULL);
-  if (!module) goto fail;
-  pm = kr_pass_manager_create(ctx, KR_MODULE_OP);
-  if (!pm || KR_FAILED(kr_pass_manager_parse_pipeline(pm, full))) goto fail;
-  kr_pass_manager_set_verify_each(pm, true);
-  if (KR_FAILED(kr_pass_manager_run(pm, module))) goto fail;
-  double secs = now_s() - t0;
+  if (full) {
+    snprintf(full, plen, "%s,orchestrate{report=%s%s%s}", pipeline, tmp, extra[0] ? " " : "", extra);
+    unlink(tmp);
+  }
+  if (!bench_model_open(&b, path, verbose) || !full || !bench_model_run(&b, full)) goto fail;
+  double secs = bench_now_s() - b.import_start_s;
   if (!parse_report(tmp, f)) {
     snprintf(why, why_cap, "no orchestration report at %s", tmp);
     goto done;
@@ -173,13 +126,12 @@ static bool run_once(const char *path, const char *pipeline, const char *extra, 
   f->total_s = secs;
   ok = true;
   goto done;
-fail:
-  first_error(&cap, why, why_cap);
+fail:;
+  const char *s = bench_model_diags(&b), *e = strstr(s, "error: ");
+  bench_first_line(e ? e : s, why, why_cap);
 done:
   free(full);
-  if (pm) kr_pass_manager_destroy(pm);
-  kr_context_destroy(ctx);
-  kr_ostream_close(&cap.os);
+  bench_model_close(&b);
   unlink(tmp);
   return ok;
 }
@@ -213,9 +165,7 @@ static bool same_plan(const figures *a, const figures *b) {
 static bool bench(const char *path, const char *pipeline, const char *extra, bool verbose, unsigned repeat,
                   bool regions, const char *tmp, figures *total) {
   char name[64], why[512];
-  snprintf(name, sizeof name, "%s", base_name(path));
-  size_t nl = strlen(name);
-  if (nl > 5 && !strcmp(name + nl - 5, ".onnx")) name[nl - 5] = 0;
+  bench_model_name(path, name, sizeof name);
   figures *runs = calloc(repeat, sizeof *runs);
   double *v = malloc(repeat * sizeof *v);
   bool ok = runs && v;
@@ -263,33 +213,6 @@ static bool bench(const char *path, const char *pipeline, const char *extra, boo
   return true;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char **list_models(const char *dir, unsigned *n) {
-  DIR *d = opendir(dir);
-  *n = 0;
-  if (!d) return NULL;
-  unsigned cap = 16;
-  char **v = malloc(cap * sizeof *v);
-  for (struct dirent *e; v && (e = readdir(d));) {
-    size_t l = strlen(e->d_name);
-    if (l <= 5 || strcmp(e->d_name + l - 5, ".onnx")) continue;
-    if (*n == cap) {
-      char **nv = realloc(v, (cap *= 2) * sizeof *v);
-      if (!nv) break;
-      v = nv;
-    }
-    size_t pl = strlen(dir) + l + 2;
-    v[*n] = malloc(pl);
-    if (!v[*n]) break;
-    snprintf(v[*n], pl, "%s/%s", dir, e->d_name);
-    (*n)++;
-  }
-  closedir(d);
-  if (v) qsort(v, *n, sizeof *v, cmp_str);
-  return v;
-}
-
 int main(int argc, char **argv) {
   const char *pipeline = DEFAULT_PIPELINE, *dir = KORCH_BENCH_MODELS, *extra = "";
   bool verbose = false, regions = false;
@@ -329,26 +252,17 @@ int main(int argc, char **argv) {
               "  --regions       also print one line per region (vars, rows, cuts, solve time, status, gap)\n"
               "  -v              print every diagnostic to stderr\n",
               DEFAULT_PIPELINE, KORCH_BENCH_MODELS);
-      for (unsigned k = 0; k < nfiles; k++) free(files[k]);
-      free(files);
+      bench_free_models(files, nfiles);
       return !strcmp(a, "-h") || !strcmp(a, "--help") ? 0 : 2;
     } else
       files[nfiles++] = strdup(a);
   }
   if (repeat == 0 || repeat > 1000) {
     fprintf(stderr, "bench_orchestrate: --repeat wants 1..1000\n");
-    for (unsigned k = 0; k < nfiles; k++) free(files[k]);
-    free(files);
+    bench_free_models(files, nfiles);
     return 2;
   }
-  if (!nfiles) {
-    free(files);
-    files = list_models(dir, &nfiles);
-    if (!files) {
-      printf("SKIP: no model folder %s\n", dir);
-      return 77;
-    }
-  }
+  if (!(files = bench_models(files, &nfiles, dir))) return 77;
   char tmp[64];
   snprintf(tmp, sizeof tmp, "/tmp/bench_orchestrate.%ld.txt", (long)getpid());
   printf("orchestration benchmark: pipeline '%s,orchestrate%s%s'; costs are the modelled kernel times (us) of "
@@ -362,7 +276,6 @@ int main(int argc, char **argv) {
     if (!bench(files[i], pipeline, extra, verbose, repeat, regions, tmp, &total)) failed++;
   printf("%u of %u models orchestrated; modelled total: unfused %.3f us, greedy %.3f us, optimal %.3f us\n",
          nfiles - failed, nfiles, total.unfused, total.greedy, total.optimal);
-  for (unsigned i = 0; i < nfiles; i++) free(files[i]);
-  free(files);
+  bench_free_models(files, nfiles);
   return failed ? 1 : 0;
 }

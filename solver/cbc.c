@@ -199,6 +199,14 @@ kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result
   else
     st = kr_emit_error(m->ctx, m->loc, "MILP (%u columns, %u rows): CBC ended with status %d/%d and %s", nc, nr,
                        Cbc_status(cm), Cbc_secondaryStatus(cm), best ? "a solution" : "no solution");
+  /* CBC 2.10 does not promise that its incumbent satisfies the model (e.g. after numerical
+   * trouble), so it is checked against the bounds, integrality and rows before anyone uses it. */
+  if (st == KR_SUCCESS && (out->status == KR_MILP_OPTIMAL || out->status == KR_MILP_FEASIBLE)) {
+    char why[256];
+    if (!kr_milp_point_feasible(m, best, NULL, why, sizeof why))
+      st = kr_emit_error(m->ctx, m->loc, "MILP (%u columns, %u rows): CBC returned an infeasible solution: %s", nc, nr,
+                         why);
+  }
   if (st != KR_SUCCESS) out->status = KR_MILP_ERROR;
 
   if (out->status == KR_MILP_OPTIMAL || out->status == KR_MILP_FEASIBLE) {

@@ -94,6 +94,9 @@ static const char *invalid_name(const char *name) {
   return NULL;
 }
 
+/* A finite bound too large for CBC (infinite bounds are fine: they mean "none"). */
+static bool too_big(double v) { return isfinite(v) && !(fabs(v) < KR_MILP_MAX_VALUE); }
+
 int kr_milp_add_col(kr_milp *m, const char *name, kr_milp_col_kind kind, double lb, double ub, double cost) {
   char buf[32];
   if (!name) {
@@ -113,6 +116,13 @@ int kr_milp_add_col(kr_milp *m, const char *name, kr_milp_col_kind kind, double 
   if (isnan(lb) || isnan(ub) || !isfinite(cost) || lb == INFINITY || ub == -INFINITY || lb > ub) {
     m->bad_adds++;
     kr_emit_error(m->ctx, m->loc, "MILP column '%s': invalid bounds [%g, %g] or cost %g", name, lb, ub, cost);
+    return -1;
+  }
+  if (!(fabs(cost) < KR_MILP_MAX_VALUE) || too_big(lb) || too_big(ub)) {
+    m->bad_adds++;
+    kr_emit_error(m->ctx, m->loc,
+                  "MILP column '%s': cost %g or bounds [%g, %g] out of range (magnitudes must stay below %g)", name,
+                  cost, lb, ub, KR_MILP_MAX_VALUE);
     return -1;
   }
   if (m->num_cols == m->cap_cols) {
@@ -143,11 +153,24 @@ int kr_milp_add_row(kr_milp *m, const char *name, const int *cols, const double 
     kr_emit_error(m->ctx, m->loc, "MILP row '%s': invalid bounds [%g, %g]", name, lb, ub);
     return -1;
   }
+  if (too_big(lb) || too_big(ub)) {
+    m->bad_adds++;
+    kr_emit_error(m->ctx, m->loc, "MILP row '%s': bounds [%g, %g] out of range (magnitudes must stay below %g)", name,
+                  lb, ub, KR_MILP_MAX_VALUE);
+    return -1;
+  }
   for (unsigned i = 0; i < n; i++) {
     if (cols[i] < 0 || (unsigned)cols[i] >= m->num_cols || !isfinite(coefs[i])) {
       m->bad_adds++;
       kr_emit_error(m->ctx, m->loc, "MILP row '%s': term %u refers to column %d (of %u) with coefficient %g", name,
                     i, cols[i], m->num_cols, coefs[i]);
+      return -1;
+    }
+    if (!(fabs(coefs[i]) < KR_MILP_MAX_VALUE)) {
+      m->bad_adds++;
+      kr_emit_error(m->ctx, m->loc,
+                    "MILP row '%s': coefficient %g of term %u out of range (magnitudes must stay below %g)", name,
+                    coefs[i], i, KR_MILP_MAX_VALUE);
       return -1;
     }
   }
@@ -198,34 +221,54 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Whether the MIP start is a feasible point (bounds, integrality and rows within 1e-6, scaled
- * by the bound's magnitude); its objective through *obj. */
-static bool start_feasible(const kr_milp *m, double *obj) {
-  if (!m->start || m->num_start != m->num_cols) return false;
+bool kr_milp_point_feasible(const kr_milp *m, const double *x, double *obj, char *why, size_t cap) {
+  if (why && cap) why[0] = 0;
   double sum = 0;
   for (unsigned j = 0; j < m->num_cols; j++) {
     const kr_milp_col *c = &m->cols[j];
-    double v = m->start[j];
-    if (!isfinite(v)) return false;
+    double v = x[j];
+    if (!isfinite(v)) {
+      if (why) snprintf(why, cap, "column '%s' is %g", c->name, v);
+      return false;
+    }
     if (c->kind != KR_MILP_CONTINUOUS) {
-      if (fabs(v - nearbyint(v)) > 1e-6) return false;
+      if (fabs(v - nearbyint(v)) > 1e-6) {
+        if (why) snprintf(why, cap, "integer column '%s' is %.17g", c->name, v);
+        return false;
+      }
       v = nearbyint(v);
     }
-    if (v < c->lb - 1e-6 * fmax(1, fabs(c->lb)) || v > c->ub + 1e-6 * fmax(1, fabs(c->ub))) return false;
+    if (v < c->lb - 1e-6 * fmax(1, fabs(c->lb)) || v > c->ub + 1e-6 * fmax(1, fabs(c->ub))) {
+      if (why) snprintf(why, cap, "column '%s' = %.17g is outside its bounds [%g, %g]", c->name, v, c->lb, c->ub);
+      return false;
+    }
     sum += c->cost * v;
   }
   for (unsigned i = 0; i < m->num_rows; i++) {
     const kr_milp_row *r = &m->rows[i];
-    double a = 0;
+    double a = 0, mag = 0;
     for (unsigned k = 0; k < r->n; k++) {
       int c = m->nz_col[r->start + k];
-      double v = m->cols[c].kind != KR_MILP_CONTINUOUS ? nearbyint(m->start[c]) : m->start[c];
+      double v = m->cols[c].kind != KR_MILP_CONTINUOUS ? nearbyint(x[c]) : x[c];
       a += m->nz_val[r->start + k] * v;
+      mag += fabs(m->nz_val[r->start + k] * v);
     }
-    if (a < r->lb - 1e-6 * fmax(1, fabs(r->lb)) || a > r->ub + 1e-6 * fmax(1, fabs(r->ub))) return false;
+    /* Relative to the row's largest magnitude (bound or terms): CBC's tolerances are ~1e-7. */
+    double lt = 1e-6 * fmax(fmax(1, mag), r->lb > -INFINITY ? fabs(r->lb) : 0);
+    double ut = 1e-6 * fmax(fmax(1, mag), r->ub < INFINITY ? fabs(r->ub) : 0);
+    if (a < r->lb - lt || a > r->ub + ut) {
+      if (why) snprintf(why, cap, "row '%s' = %.17g violates its bounds [%g, %g]", r->name, a, r->lb, r->ub);
+      return false;
+    }
   }
-  *obj = sum;
+  if (obj) *obj = sum;
   return true;
+}
+
+/* Whether the MIP start is a feasible point (kr_milp_point_feasible); its objective through *obj. */
+static bool start_feasible(const kr_milp *m, double *obj) {
+  if (!m->start || m->num_start != m->num_cols) return false;
+  return kr_milp_point_feasible(m, m->start, obj, NULL, 0);
 }
 
 /* The guarantee of kr_milp_set_start: a solve with a feasible start returns an incumbent no worse

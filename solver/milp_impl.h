@@ -39,6 +39,18 @@ struct kr_milp {
   unsigned bad_adds;      /* rejected add_col/add_row calls: solving is then an error */
 };
 
+/* Costs, coefficients and finite bounds must be smaller than this in magnitude (kr_milp_add_col
+ * and kr_milp_add_row reject larger ones with a diagnostic): Clp asserts |cost| < 1e25 (it aborts
+ * the process, ClpSimplex.cpp), and CBC reads values from 1e20 on as infinite. */
+#define KR_MILP_MAX_VALUE 1e20
+
+/* Whether `x` (one value per column) is a feasible point of `m`: finite; integer columns within
+ * 1e-6 of an integer (their rounded value counts); bounds within 1e-6 relative to the bound;
+ * rows within 1e-6 relative to the largest of 1, the bound and the row's largest term.  Its
+ * objective goes to *obj (may be NULL); when infeasible, a message naming the first violated
+ * column or row goes to why[cap] (may be NULL).  Checks the MIP start and CBC's incumbent. */
+bool kr_milp_point_feasible(const kr_milp *m, const double *x, double *obj, char *why, size_t cap);
+
 /* Solves `m` with CBC (solver/cbc.c); `o` is never NULL.  Fills everything in *out except
  * `seconds`. */
 kr_status kr_milp_solve_cbc(kr_milp *m, const kr_milp_options *o, kr_milp_result *out);

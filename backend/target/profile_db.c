@@ -23,6 +23,10 @@
 #include "korch/diag.h"
 #include "korch/target.h"
 
+/* A measured kernel time above this (1000 s) is not a measurement: the entry is corrupt.  It also
+ * keeps costs far below what the MILP accepts (solver/milp_impl.h, 1e20). */
+#define KR_PROFILE_MAX_TIME_US 1e9
+
 static int entry_cmp(const kr_profile_entry *a, const kr_profile_entry *b) {
   int c = strcmp(a->target, b->target);
   if (c) return c;
@@ -107,6 +111,9 @@ static kr_status read_entry(kr_context *ctx, kr_attr loc, const char *path, xmlN
       has_time = true;
       if (!kr_xml_parse_f64(vs, &e->time_us) || !(e->time_us > 0))
         st = kr_emit_error(ctx, loc, "%s:%ld: bad time_us '%s' (expected a positive finite number)", path, line, vs);
+      else if (e->time_us > KR_PROFILE_MAX_TIME_US)
+        st = kr_emit_error(ctx, loc, "%s:%ld: bad time_us '%s' (more than %g us, 1000 s, for one kernel: corrupt)",
+                           path, line, vs, KR_PROFILE_MAX_TIME_US);
     } else if (strcmp(an, "runs") == 0) {
       if (!kr_xml_parse_i64(vs, &iv) || iv < 1)
         st = kr_emit_error(ctx, loc, "%s:%ld: bad runs '%s' (expected a positive integer)", path, line, vs);

@@ -29,31 +29,35 @@ typedef struct field_desc {
   field_kind kind;
   size_t offset;
   size_t size; /* F_STR: buffer size */
+  double lo, hi; /* numbers: the plausible range (inclusive; docs/Targets.md) */
 } field_desc;
 
-#define FIELD(n, k)                                                                                                    \
-  { #n, k, offsetof(kr_target, n), sizeof(((kr_target *)0)->n) }
+/* Plausible ranges: wide around every GPU there is (a test target of 1 SM and 1 GB/s included),
+ * narrow enough that a typo or a unit slip (1e-25 GB/s, 1e30 us) cannot reach the cost model,
+ * whose times then stay far below what the MILP accepts (solver/milp_impl.h). */
+#define FIELD(n, k, lo, hi)                                                                                            \
+  { #n, k, offsetof(kr_target, n), sizeof(((kr_target *)0)->n), lo, hi }
 static const field_desc fields[] = {
-    FIELD(gpu, F_STR),
-    FIELD(arch, F_STR),
-    FIELD(sm_count, F_INT),
-    FIELD(sm_clock_mhz, F_F64),
-    FIELD(dram_bandwidth_gbs, F_F64),
-    FIELD(dram_bytes, F_I64),
-    FIELD(l2_bytes, F_I64),
-    FIELD(smem_per_block_bytes, F_I64),
-    FIELD(smem_per_block_optin_bytes, F_I64),
-    FIELD(smem_per_sm_bytes, F_I64),
-    FIELD(regs_per_sm, F_INT),
-    FIELD(regs_per_block, F_INT),
-    FIELD(max_regs_per_thread, F_INT),
-    FIELD(max_threads_per_block, F_INT),
-    FIELD(max_threads_per_sm, F_INT),
-    FIELD(warp_size, F_INT),
-    FIELD(peak_fp32_tflops, F_F64),
-    FIELD(peak_tf32_tflops, F_F64),
-    FIELD(peak_fp16_tflops, F_F64),
-    FIELD(launch_overhead_us, F_F64),
+    FIELD(gpu, F_STR, 0, 0),
+    FIELD(arch, F_STR, 0, 0),
+    FIELD(sm_count, F_INT, 1, 1e5),
+    FIELD(sm_clock_mhz, F_F64, 1, 1e5),
+    FIELD(dram_bandwidth_gbs, F_F64, 1, 1e6),
+    FIELD(dram_bytes, F_I64, 1, 0x1p50),             /* 1 PiB */
+    FIELD(l2_bytes, F_I64, 1, 0x1p40),
+    FIELD(smem_per_block_bytes, F_I64, 1, 0x1p30),
+    FIELD(smem_per_block_optin_bytes, F_I64, 1, 0x1p30),
+    FIELD(smem_per_sm_bytes, F_I64, 1, 0x1p30),
+    FIELD(regs_per_sm, F_INT, 1, 0x1p24),
+    FIELD(regs_per_block, F_INT, 1, 0x1p24),
+    FIELD(max_regs_per_thread, F_INT, 1, 0x1p16),
+    FIELD(max_threads_per_block, F_INT, 1, 0x1p20),
+    FIELD(max_threads_per_sm, F_INT, 1, 0x1p24),
+    FIELD(warp_size, F_INT, 1, 1024),
+    FIELD(peak_fp32_tflops, F_F64, 1e-3, 1e5),
+    FIELD(peak_tf32_tflops, F_F64, 1e-3, 1e5),
+    FIELD(peak_fp16_tflops, F_F64, 1e-3, 1e5),
+    FIELD(launch_overhead_us, F_F64, 0, 1e4),         /* and positive, as every number */
 };
 #undef FIELD
 enum { NUM_FIELDS = sizeof fields / sizeof fields[0] };
@@ -156,8 +160,9 @@ static kr_status read_target(kr_context *ctx, kr_attr loc, const char *url, xmlN
         st = kr_emit_error(ctx, loc, "%s:%ld: field <%s> must be an integer, got '%s'", url, line, en, text);
       else if (iv <= 0)
         st = kr_emit_error(ctx, loc, "%s:%ld: field <%s> must be positive, got %lld", url, line, en, (long long)iv);
-      else if (f->kind == F_INT && iv > INT32_MAX)
-        st = kr_emit_error(ctx, loc, "%s:%ld: field <%s> is too large (%lld)", url, line, en, (long long)iv);
+      else if ((double)iv < f->lo || (double)iv > f->hi)
+        st = kr_emit_error(ctx, loc, "%s:%ld: field <%s> = %lld is outside its plausible range [%.0f, %.0f]", url,
+                           line, en, (long long)iv, f->lo, f->hi);
       else if (f->kind == F_INT) {
         int v = (int)iv;
         memcpy(dst, &v, sizeof v);
@@ -170,6 +175,9 @@ static kr_status read_target(kr_context *ctx, kr_attr loc, const char *url, xmlN
                            text);
       else if (!(dv > 0))
         st = kr_emit_error(ctx, loc, "%s:%ld: field <%s> must be positive, got %g", url, line, en, dv);
+      else if (dv < f->lo || dv > f->hi)
+        st = kr_emit_error(ctx, loc, "%s:%ld: field <%s> = %g is outside its plausible range [%g, %g]", url, line, en,
+                           dv, f->lo, f->hi);
       else
         memcpy(dst, &dv, sizeof dv);
       break;
@@ -255,7 +263,12 @@ kr_status kr_target_of_module(kr_op *module, kr_target *out) {
   return kr_target_load(kr_op_context(module), a->u.string.str, module->loc, out);
 }
 
+/* A path is stored absolute (realpath), so that a later pass run from another directory reads
+ * the same file; a built-in name, or a path realpath cannot resolve, is stored as given. */
 void kr_target_set_module(kr_op *module, const char *name_or_path) {
   kr_context *ctx = kr_op_context(module);
-  kr_op_set_attr(module, KR_TARGET_ATTR, kr_attr_string(ctx, name_or_path, strlen(name_or_path)));
+  char *abs = is_path(name_or_path) ? realpath(name_or_path, NULL) : NULL;
+  const char *v = abs ? abs : name_or_path;
+  kr_op_set_attr(module, KR_TARGET_ATTR, kr_attr_string(ctx, v, strlen(v)));
+  free(abs);
 }

@@ -351,15 +351,85 @@ static uint64_t hash_type(uint64_t h, kr_type t) {
   }
 }
 
-/* Op name, attribute dictionary (its text) and result type of one node. */
-static uint64_t node_hash(const kr_orch_node *nd) {
+static uint64_t hash_attr_text(uint64_t h, kr_attr a) {
   kr_ostream os;
   kr_ostream_init_mem(&os);
-  kr_attr_print(&os, nd->op->attrs);
-  uint64_t h = hash_str(0x6b6f726368ull, nd->op->name);
+  kr_attr_print(&os, a);
   h = hash_str(h, kr_ostream_str(&os));
   kr_ostream_close(&os);
-  h = kr_hash_combine(h, nd->op->num_operands);
+  return h;
+}
+
+/* Whether `name` is an attribute of the schema `sc`. */
+static bool in_schema(const kr_op_schema *sc, const char *name) {
+  for (unsigned i = 0; sc && i < sc->num_attrs; i++)
+    if (!strcmp(sc->attrs[i].name, name)) return true;
+  return false;
+}
+
+/* Op name, attributes and result type of one node.  The attributes of the op's schema
+ * (dialects/prim/ops.def) are hashed by their effective value, in schema order: the value
+ * written, else the schema default, so that `keepdims = 1` and an absent keepdims (default 1)
+ * hash equal; a present value is read through the same accessors that apply the defaults
+ * (kr_op_attr_int, ...).  Other attributes (not in the schema) are hashed by name and text. */
+static uint64_t node_hash(const kr_orch_node *nd) {
+  const kr_op *op = nd->op;
+  uint64_t h = hash_str(0x6b6f726368ull, op->name);
+  const kr_op_schema *sc = kr_op_get_schema(op);
+  for (unsigned i = 0; sc && i < sc->num_attrs; i++) {
+    const kr_op_attr_spec *a = &sc->attrs[i];
+    h = hash_str(h, a->name);
+    if (!kr_op_attr_present(op, a->name) && !a->has_default) {
+      h = kr_hash_combine(h, 0xab5e47ull);   /* absent, no default */
+      continue;
+    }
+    h = kr_hash_combine(h, (uint64_t)a->kind);
+    switch (a->kind) {
+    case KR_OPATTR_INT:
+      h = kr_hash_combine(h, (uint64_t)kr_op_attr_int(op, a->name));
+      break;
+    case KR_OPATTR_FLOAT: {
+      double d = kr_op_attr_float(op, a->name);
+      h = kr_hash_combine(h, kr_hash_bytes(&d, sizeof d));
+      break;
+    }
+    case KR_OPATTR_STRING: {
+      const char *v = kr_op_attr_string(op, a->name);
+      h = hash_str(h, v ? v : "");
+      break;
+    }
+    case KR_OPATTR_INTS: {
+      const int64_t *v = NULL;
+      unsigned n = kr_op_attr_ints(op, a->name, &v);
+      h = kr_hash_combine(h, n);
+      if (n) h = kr_hash_combine(h, kr_hash_bytes(v, n * sizeof *v));
+      break;
+    }
+    case KR_OPATTR_FLOATS: {
+      const float *v = NULL;
+      unsigned n = kr_op_attr_floats(op, a->name, &v);
+      h = kr_hash_combine(h, n);
+      if (n) h = kr_hash_combine(h, kr_hash_bytes(v, n * sizeof *v));
+      break;
+    }
+    case KR_OPATTR_TYPE: {
+      kr_type t = kr_op_attr_type(op, a->name);
+      h = t ? hash_type(h, t) : kr_hash_combine(h, 0);
+      break;
+    }
+    case KR_OPATTR_TENSOR:
+      h = hash_attr_text(h, kr_op_get_attr(op, a->name));
+      break;
+    }
+  }
+  kr_attr dict = op->attrs;
+  for (unsigned i = 0; dict && dict->kind == KR_ATTR_DICT && i < dict->u.dict.num; i++) {
+    const kr_named_attr *e = &dict->u.dict.entries[i];
+    if (in_schema(sc, e->name)) continue;
+    h = hash_str(h, e->name);
+    h = hash_attr_text(h, e->value);
+  }
+  h = kr_hash_combine(h, op->num_operands);
   return hash_type(h, kr_value_type(kr_op_result(nd->op, 0)));
 }
 

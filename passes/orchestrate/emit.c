@@ -21,6 +21,7 @@
 #include "korch/asm.h"
 #include "korch/diag.h"
 #include "passes/orchestrate/orch.h"
+#include "passes/orchestrate/report.h"
 
 #define KR_ORCH_SMALL_CONSTANT 16
 
@@ -32,6 +33,45 @@ static bool small_constant(kr_op *c) {
 }
 
 static bool is_prim_constant(kr_op *op) { return op && !strcmp(op->name, KR_PRIM_CONSTANT_OP); }
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Kernel names: "<f>_k<N>" with N the n-th number (from 0) whose name no other symbol of the
+ * module holds, so an existing @f_k0 (a user's function, say) makes the kernels @f_k1, @f_k2, ...
+ * The taken numbers are those of the module's symbols spelt "<f>_k<decimal digits, no leading
+ * zero>", so the names depend on the module's text only.  The report and the picture (report.c)
+ * name kernels through this function before emission, and kr_orch_emit computes all names
+ * before it inserts any kernel, so all three agree. */
+void kr_orch_kernel_name(const kr_orch_graph *g, unsigned n, char *buf, size_t cap) {
+  kr_ident f = kr_op_symbol_name(g->func);
+  if (!f) f = "f";
+  size_t fl = strlen(f);
+  kr_vec taken = {0};
+  kr_op *module = kr_op_parent_op(g->func);
+  kr_block *mb = module && module->num_regions ? module->regions[0].first : NULL;
+  for (kr_op *op = mb ? mb->first : NULL; op; op = op->next) {
+    kr_ident s = op == g->func ? NULL : kr_op_symbol_name(op);
+    if (!s || strncmp(s, f, fl) != 0 || s[fl] != '_' || s[fl + 1] != 'k') continue;
+    const char *d = s + fl + 2;
+    size_t nd = strspn(d, "0123456789");
+    if (nd == 0 || d[nd] || nd > 18 || (nd > 1 && d[0] == '0')) continue;
+    KR_VEC_PUSH(&taken, uint64_t, strtoull(d, NULL, 10));
+  }
+  uint64_t num = n;
+  if (taken.len) {
+    qsort(taken.data, taken.len, sizeof(uint64_t), cmp_u64);
+    for (size_t i = 0; i < taken.len; i++) {
+      uint64_t t = KR_VEC_AT(&taken, uint64_t, i);
+      if (i && t == KR_VEC_AT(&taken, uint64_t, i - 1)) continue;
+      if (t <= num) num++;
+    }
+  }
+  kr_vec_free(&taken);
+  snprintf(buf, cap, "%s_k%llu", f, (unsigned long long)num);
+}
 
 static void map_put(kr_hmap *m, const void *key, void *value) {
   kr_hmap_insert(m, kr_hash_ptr(key), key, NULL)->value = value;
@@ -53,6 +93,7 @@ typedef struct emit_state {
   kr_op *module, *term;
   kr_hmap node_index;          /* node tensor (kr_value) -> global index + 1 */
   kr_value *host;              /* per global node: its value in the host function, or NULL */
+  char (*names)[256];          /* per kernel in launch order: its name (kr_orch_kernel_name) */
   unsigned next_kernel;
   kr_type i64;
 } emit_state;
@@ -109,9 +150,7 @@ static kr_status emit_kernel(emit_state *s, unsigned r, const kr_candidate *c, c
   for (unsigned u = 0; u < size; u++)
     if (kr_bits_test(&c->writes, u)) KR_VEC_PUSH(&rtypes, kr_type, kr_value_type(kr_op_result(g->nodes[first + u].op, 0)));
 
-  char name[256];
-  kr_ident fname = kr_op_symbol_name(g->func);
-  snprintf(name, sizeof name, "%s_k%u", fname ? fname : "f", s->next_kernel++);
+  const char *name = s->names[s->next_kernel++];
   kr_ident sym = kr_ident_cstr(ctx, name);
   if (kr_symbol_lookup_in(s->module, sym)) {
     kr_op_emit_error(g->func, "orchestration: the kernel name '@%s' is already a symbol of the module", name);
@@ -197,11 +236,17 @@ kr_status kr_orch_emit(kr_orch_graph *g, kr_vec *cands_per_region, const kr_orch
   for (unsigned r = 0; r < g->num_regions; r++)
     if (g->regions[r].n > maxn) maxn = g->regions[r].n;
   unsigned *times = calloc(maxn + 1, sizeof *times);
+  unsigned nk = 0;
+  for (unsigned r = 0; r < g->num_regions; r++) nk += plans[r].num_chosen;
+  s.names = malloc((nk + 1) * sizeof *s.names);
   kr_status st = KR_FAILURE;
-  if (!s.host || !times) {
+  if (!s.host || !times || !s.names) {
     kr_op_emit_error(func, "orchestration: out of memory");
     goto done;
   }
+  /* All names before the first kernel is inserted (kr_orch_kernel_name sees the module as the
+   * report did). */
+  for (unsigned k = 0; k < nk; k++) kr_orch_kernel_name(g, k, s.names[k], sizeof s.names[k]);
   for (unsigned i = 0; i < g->num_nodes; i++)
     map_put(&s.node_index, kr_op_result(g->nodes[i].op, 0), (void *)(uintptr_t)(i + 1));
   for (unsigned r = 0; r < g->num_regions; r++) {
@@ -235,6 +280,7 @@ kr_status kr_orch_emit(kr_orch_graph *g, kr_vec *cands_per_region, const kr_orch
 done:
   kr_hmap_free(&s.node_index);
   free(s.host);
+  free(s.names);
   free(times);
   return st;
 }

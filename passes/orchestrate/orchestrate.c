@@ -155,7 +155,8 @@ static kr_status orchestrate_run(kr_op *module, const void *options, kr_pass_run
   kr_context *ctx = kr_pass_run_context(run);
   kr_attr loc = module->loc;
   orch_mode mode;
-  const char *mode_s = set(opt->mode) ? opt->mode : "optimal";
+  /* An empty `mode=` is an error like any other unknown mode (it does not mean the default). */
+  const char *mode_s = opt->mode ? opt->mode : "optimal";
   if (!strcmp(mode_s, "optimal"))
     mode = MODE_OPTIMAL;
   else if (!strcmp(mode_s, "greedy"))

@@ -14,11 +14,6 @@
 #include "korch/diag.h"
 #include "passes/orchestrate/report.h"
 
-void kr_orch_kernel_name(const kr_orch_graph *g, unsigned n, char *buf, size_t cap) {
-  kr_ident f = kr_op_symbol_name(g->func);
-  snprintf(buf, cap, "%s_k%u", f ? f : "f", n);
-}
-
 void kr_orch_report_header(kr_ostream *os, const kr_target *t, const char *mode, const kr_orch_options *o) {
   kr_ostream_printf(os, "korch orchestration report\n");
   kr_ostream_printf(os, "target: %s (%s)\n", t->name, t->gpu);
@@ -39,15 +34,63 @@ static unsigned sum_kernels(const kr_orch_plan *p, unsigned n) {
   return c;
 }
 
-static const char *short_status(kr_milp_status s) {
-  switch (s) {
-  case KR_MILP_OPTIMAL: return "optimal";
-  case KR_MILP_FEASIBLE: return "time-limit";
-  case KR_MILP_INFEASIBLE: return "infeasible";
-  case KR_MILP_NO_SOLUTION: return "no-solution";
-  case KR_MILP_ERROR: return "error";
+/* One kernel of a function's emitted plan (f->chosen), visited in emission order by
+ * next_plan_kernel, starting from a zeroed struct:
+ *   for (plan_kernel k = {0}; next_plan_kernel(f, &k);) ... */
+typedef struct plan_kernel {
+  unsigned r;                  /* its region */
+  unsigned kn;                 /* its number in the function (kr_orch_kernel_name's n) */
+  const kr_orch_plan *p;       /* the region's plan */
+  const kr_candidate *cands;   /* the region's candidates (p->chosen indexes them) */
+  const kr_candidate *c;       /* the kernel */
+  unsigned next, count;        /* iteration state: next index into p->chosen, kernels visited */
+} plan_kernel;
+
+/* Moves k to the next kernel of f's plan; false after the last one. */
+static bool next_plan_kernel(const kr_orch_func_result *f, plan_kernel *k) {
+  while (k->r < f->g->num_regions && k->next >= f->chosen[k->r].num_chosen) k->r++, k->next = 0;
+  if (k->r >= f->g->num_regions) return false;
+  k->p = &f->chosen[k->r];
+  k->cands = KR_VEC_DATA(&f->cands[k->r], kr_candidate);
+  k->c = &k->cands[k->p->chosen[k->next++]];
+  k->kn = k->count++;
+  return true;
+}
+
+/* How many kernels of k's region plan compute node u of the region (> 1: u is recomputed). */
+static unsigned times_chosen(const plan_kernel *k, unsigned u) {
+  unsigned times = 0;
+  for (unsigned j = 0; j < k->p->num_chosen; j++) times += kr_bits_test(&k->cands[k->p->chosen[j]].nodes, u);
+  return times;
+}
+
+/* The report's status of a region plan, from best to worst (docs/Orchestration.md, "Report and
+ * graph"): optimal (proven), within-gap (optimal within rel-gap, the gap not 0), time-limit,
+ * no-solution, infeasible, error; the total row shows the worst. */
+typedef enum report_status { RS_OPTIMAL, RS_WITHIN_GAP, RS_TIME_LIMIT, RS_NO_SOLUTION, RS_INFEASIBLE, RS_ERROR } report_status;
+
+static report_status plan_status(const kr_orch_plan *p) {
+  switch (p->status) {
+  case KR_MILP_OPTIMAL: return p->gap > 0 ? RS_WITHIN_GAP : RS_OPTIMAL;
+  case KR_MILP_FEASIBLE: return RS_TIME_LIMIT;
+  case KR_MILP_NO_SOLUTION: return RS_NO_SOLUTION;
+  case KR_MILP_INFEASIBLE: return RS_INFEASIBLE;
+  case KR_MILP_ERROR: return RS_ERROR;
   }
-  return "?";
+  return RS_ERROR;
+}
+
+static const char *short_status(report_status s) {
+  static const char *const names[] = {"optimal", "within-gap", "time-limit", "no-solution", "infeasible", "error"};
+  return names[s];
+}
+
+/* "1.230x", or "-" when the divisor is 0 (nothing to run: every primitive is dead code). */
+static void speedup(char *buf, size_t cap, double num, double den) {
+  if (den > 0)
+    snprintf(buf, cap, "%.3fx", num / den);
+  else
+    snprintf(buf, cap, "-");
 }
 
 void kr_orch_report_function(kr_ostream *os, const kr_orch_func_result *f) {
@@ -60,7 +103,8 @@ void kr_orch_report_function(kr_ostream *os, const kr_orch_func_result *f) {
                     "vars", "rows", "cuts", "solve-ms", "status", "gap", "unfused-us", "greedy-us", "optimal-us");
   unsigned tc = 0, tv = 0, tr = 0, tcuts = 0;
   double tsolve = 0, maxsolve = 0, maxgap = 0;
-  bool any_trunc = false, all_optimal = true;
+  bool any_trunc = false;
+  report_status worst = RS_OPTIMAL;
   for (unsigned r = 0; r < nr; r++) {
     unsigned nc = (unsigned)f->cands[r].len;
     char cbuf[32];
@@ -71,7 +115,7 @@ void kr_orch_report_function(kr_ostream *os, const kr_orch_func_result *f) {
     if (f->optimal) {
       const kr_orch_plan *p = &f->optimal[r];
       kr_ostream_printf(os, "%6u %6u %5u %9.1f %-11s %8.2g %11.3f %11.3f %11.3f\n", p->num_vars, p->num_rows, p->num_cuts,
-                        p->solve_seconds * 1e3, short_status(p->status), p->gap, f->unfused[r].cost_us,
+                        p->solve_seconds * 1e3, short_status(plan_status(p)), p->gap, f->unfused[r].cost_us,
                         f->greedy[r].cost_us, p->cost_us);
       tv += p->num_vars;
       tr += p->num_rows;
@@ -79,7 +123,7 @@ void kr_orch_report_function(kr_ostream *os, const kr_orch_func_result *f) {
       tsolve += p->solve_seconds;
       if (p->solve_seconds > maxsolve) maxsolve = p->solve_seconds;
       if (p->gap > maxgap) maxgap = p->gap;
-      if (p->status != KR_MILP_OPTIMAL) all_optimal = false;
+      if (plan_status(p) > worst) worst = plan_status(p);
     } else {
       kr_ostream_printf(os, "%6s %6s %5s %9s %-11s %8s %11.3f %11.3f %11s\n", "-", "-", "-", "-", "-", "-",
                         f->unfused[r].cost_us, f->greedy[r].cost_us, "-");
@@ -90,7 +134,7 @@ void kr_orch_report_function(kr_ostream *os, const kr_orch_func_result *f) {
   if (f->optimal) {
     double co = sum_cost(f->optimal, nr);
     kr_ostream_printf(os, "%6u %6u %5u %9.1f %-11s %8.2g %11.3f %11.3f %11.3f\n", tv, tr, tcuts, tsolve * 1e3,
-                      all_optimal ? "optimal" : "not-proven", maxgap, cu, cg, co);
+                      short_status(worst), maxgap, cu, cg, co);
   } else {
     kr_ostream_printf(os, "%6s %6s %5s %9s %-11s %8s %11.3f %11.3f %11s\n", "-", "-", "-", "-", "-", "-", cu, cg, "-");
   }
@@ -98,40 +142,38 @@ void kr_orch_report_function(kr_ostream *os, const kr_orch_func_result *f) {
   kr_ostream_printf(os, "kernels: unfused %u, greedy %u", sum_kernels(f->unfused, nr), sum_kernels(f->greedy, nr));
   if (f->optimal) kr_ostream_printf(os, ", optimal %u", sum_kernels(f->optimal, nr));
   kr_ostream_printf(os, "\n");
+  char s1[32], s2[32];
   if (f->optimal) {
     double co = sum_cost(f->optimal, nr);
-    kr_ostream_printf(os, "speedup of optimal: %.3fx over unfused, %.3fx over greedy (slowest region solve %.1f ms)\n",
-                      co > 0 ? cu / co : 1.0, co > 0 ? cg / co : 1.0, maxsolve * 1e3);
+    speedup(s1, sizeof s1, cu, co);
+    speedup(s2, sizeof s2, cg, co);
+    kr_ostream_printf(os, "speedup of optimal: %s over unfused, %s over greedy (slowest region solve %.1f ms)\n", s1, s2,
+                      maxsolve * 1e3);
   } else {
-    kr_ostream_printf(os, "speedup of greedy: %.3fx over unfused\n", cg > 0 ? cu / cg : 1.0);
+    speedup(s1, sizeof s1, cu, cg);
+    kr_ostream_printf(os, "speedup of greedy: %s over unfused\n", s1);
   }
 
   /* The kernels of the emitted plan. */
   kr_ostream_printf(os, "%-20s %-10s %11s  %s\n", "kernel", "kind", "cost-us", "primitives (recomputed marked *)");
-  unsigned kn = 0;
-  for (unsigned r = 0; r < nr; r++) {
-    const kr_candidate *cands = KR_VEC_DATA(&f->cands[r], kr_candidate);
-    const kr_orch_plan *p = &f->chosen[r];
-    unsigned first = g->regions[r].first, size = g->regions[r].n;
-    for (unsigned i = 0; i < p->num_chosen; i++) {
-      const kr_candidate *c = &cands[p->chosen[i]];
-      char name[256];
-      kr_orch_kernel_name(g, kn++, name, sizeof name);
-      kr_ostream_printf(os, "%-20s %-10s %11.3f %s", name, kr_kernel_kind_name(c->kind), c->cost_us,
-                        c->profiled ? "(profiled) " : "");
-      unsigned recomputed = 0;
-      bool firstp = true;
-      for (unsigned u = 0; u < size; u++) {
-        if (!kr_bits_test(&c->nodes, u)) continue;
-        unsigned times = 0;
-        for (unsigned j = 0; j < p->num_chosen; j++) times += kr_bits_test(&cands[p->chosen[j]].nodes, u);
-        kr_ostream_printf(os, "%s%s%s", firstp ? " " : ", ", g->nodes[first + u].op->name, times > 1 ? "*" : "");
-        firstp = false;
-        recomputed += times > 1;
-      }
-      if (recomputed) kr_ostream_printf(os, "  [recomputed: %u]", recomputed);
-      kr_ostream_printf(os, "\n");
+  for (plan_kernel k = {0}; next_plan_kernel(f, &k);) {
+    const kr_candidate *c = k.c;
+    unsigned first = g->regions[k.r].first, size = g->regions[k.r].n;
+    char name[256];
+    kr_orch_kernel_name(g, k.kn, name, sizeof name);
+    kr_ostream_printf(os, "%-20s %-10s %11.3f %s", name, kr_kernel_kind_name(c->kind), c->cost_us,
+                      c->profiled ? "(profiled) " : "");
+    unsigned recomputed = 0;
+    bool firstp = true;
+    for (unsigned u = 0; u < size; u++) {
+      if (!kr_bits_test(&c->nodes, u)) continue;
+      unsigned times = times_chosen(&k, u);
+      kr_ostream_printf(os, "%s%s%s", firstp ? " " : ", ", g->nodes[first + u].op->name, times > 1 ? "*" : "");
+      firstp = false;
+      recomputed += times > 1;
     }
+    if (recomputed) kr_ostream_printf(os, "  [recomputed: %u]", recomputed);
+    kr_ostream_printf(os, "\n");
   }
 }
 
@@ -233,47 +275,33 @@ void kr_orch_dot_function(kr_ostream *os, unsigned index, const kr_orch_func_res
   }
   kr_ostream_printf(os, "    f%u_ret [label=\"return\", shape=ellipse, style=solid];\n", index);
   /* Kernels. */
-  kn = 0;
-  for (unsigned r = 0; r < g->num_regions; r++) {
-    const kr_candidate *cands = KR_VEC_DATA(&f->cands[r], kr_candidate);
-    const kr_orch_plan *p = &f->chosen[r];
-    unsigned first = g->regions[r].first, size = g->regions[r].n;
-    for (unsigned i = 0; i < p->num_chosen; i++, kn++) {
-      const kr_candidate *c = &cands[p->chosen[i]];
-      char name[256];
-      kr_orch_kernel_name(g, kn, name, sizeof name);
-      kr_ostream_printf(os, "    subgraph cluster_f%u_k%u {\n      label=\"%s (%s, %.3f us)\";\n      style=rounded;\n",
-                        index, kn, name, kr_kernel_kind_name(c->kind), c->cost_us);
-      for (unsigned u = 0; u < size; u++) {
-        if (!kr_bits_test(&c->nodes, u)) continue;
-        unsigned times = 0;
-        for (unsigned j = 0; j < p->num_chosen; j++) times += kr_bits_test(&cands[p->chosen[j]].nodes, u);
-        kr_ostream_printf(os, "      f%u_k%u_n%u [label=\"%s\"%s];\n", index, kn, first + u,
-                          g->nodes[first + u].op->name,
-                          times > 1 ? ", style=\"rounded,dashed\", color=red, fontcolor=red" : "");
-      }
-      kr_ostream_puts(os, "    }\n");
+  for (plan_kernel k = {0}; next_plan_kernel(f, &k);) {
+    unsigned first = g->regions[k.r].first, size = g->regions[k.r].n;
+    char name[256];
+    kr_orch_kernel_name(g, k.kn, name, sizeof name);
+    kr_ostream_printf(os, "    subgraph cluster_f%u_k%u {\n      label=\"%s (%s, %.3f us)\";\n      style=rounded;\n",
+                      index, k.kn, name, kr_kernel_kind_name(k.c->kind), k.c->cost_us);
+    for (unsigned u = 0; u < size; u++) {
+      if (!kr_bits_test(&k.c->nodes, u)) continue;
+      kr_ostream_printf(os, "      f%u_k%u_n%u [label=\"%s\"%s];\n", index, k.kn, first + u,
+                        g->nodes[first + u].op->name,
+                        times_chosen(&k, u) > 1 ? ", style=\"rounded,dashed\", color=red, fontcolor=red" : "");
     }
+    kr_ostream_puts(os, "    }\n");
   }
   /* Edges: the operands of every primitive copy, then the results. */
-  kn = 0;
-  for (unsigned r = 0; r < g->num_regions; r++) {
-    const kr_candidate *cands = KR_VEC_DATA(&f->cands[r], kr_candidate);
-    const kr_orch_plan *p = &f->chosen[r];
-    unsigned first = g->regions[r].first, size = g->regions[r].n;
-    for (unsigned i = 0; i < p->num_chosen; i++, kn++) {
-      const kr_candidate *c = &cands[p->chosen[i]];
-      for (unsigned u = 0; u < size; u++) {
-        if (!kr_bits_test(&c->nodes, u)) continue;
-        kr_op *op = g->nodes[first + u].op;
-        for (unsigned o = 0; o < op->num_operands; o++) {
-          kr_value v = kr_op_operand(op, o);
-          kr_ostream_puts(os, "    ");
-          dot_source(os, &s, v, (int)kn, &c->nodes, r);
-          kr_ostream_printf(os, " -> f%u_k%u_n%u [label=\"", index, kn, first + u);
-          dot_type(os, kr_value_type(v));
-          kr_ostream_puts(os, "\"];\n");
-        }
+  for (plan_kernel k = {0}; next_plan_kernel(f, &k);) {
+    unsigned first = g->regions[k.r].first, size = g->regions[k.r].n;
+    for (unsigned u = 0; u < size; u++) {
+      if (!kr_bits_test(&k.c->nodes, u)) continue;
+      kr_op *op = g->nodes[first + u].op;
+      for (unsigned o = 0; o < op->num_operands; o++) {
+        kr_value v = kr_op_operand(op, o);
+        kr_ostream_puts(os, "    ");
+        dot_source(os, &s, v, (int)k.kn, &k.c->nodes, k.r);
+        kr_ostream_printf(os, " -> f%u_k%u_n%u [label=\"", index, k.kn, first + u);
+        dot_type(os, kr_value_type(v));
+        kr_ostream_puts(os, "\"];\n");
       }
     }
   }

@@ -37,7 +37,8 @@ void kr_orch_dot_end(kr_ostream *os);
  * rename); reports I/O errors at `loc`. */
 kr_status kr_orch_write_file(kr_context *ctx, kr_attr loc, const char *path, kr_ostream *os);
 
-/* The kernel names kr_orch_emit gives: "<func>_k<N>", N in launch order over the regions. */
+/* The name kr_orch_emit gives the n-th kernel of g->func (launch order over the regions):
+ * "<func>_k<N>", N the n-th number whose name no other symbol of the module holds (emit.c). */
 void kr_orch_kernel_name(const kr_orch_graph *g, unsigned n, char *buf, size_t cap);
 
 #endif

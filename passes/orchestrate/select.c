@@ -255,6 +255,28 @@ static double plan_cost(const kr_candidate *cands, const unsigned *chosen, unsig
   return c;
 }
 
+/* The needed nodes of region r: those from which a live_out node of r is reachable inside r
+ * (reverse block order is a reverse topological order).  The others are dead code: no plan
+ * computes them (the BLP's c rows cover exactly these nodes, and the baselines skip the rest, so
+ * the three plans are compared on the same work).  needed[] has g->regions[r].n entries. */
+static void region_needed(const kr_orch_graph *g, unsigned r, bool *needed) {
+  unsigned first = g->regions[r].first, size = g->regions[r].n;
+  for (unsigned v = size; v-- > 0;) {
+    const kr_orch_node *nd = &g->nodes[first + v];
+    bool need = nd->live_out;
+    for (unsigned s = 0; s < nd->num_succs && !need; s++) {
+      unsigned u = nd->succs[s];
+      need = u >= first && u < first + size && needed[u - first];
+    }
+    needed[v] = need;
+  }
+}
+
+/* Whether global node index u is a needed node of the region [first, first + size). */
+static bool is_needed(const bool *needed, unsigned first, unsigned size, unsigned u) {
+  return u >= first && u < first + size && needed[u - first];
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Unfused. */
 
@@ -263,16 +285,25 @@ kr_status kr_orch_select_unfused(const kr_orch_graph *g, unsigned r, const kr_ca
   memset(out, 0, sizeof *out);
   unsigned size = g->regions[r].n;
   out->chosen = malloc((size + 1) * sizeof *out->chosen);
-  if (!out->chosen) return kr_op_emit_error(g->func, "orchestration: out of memory");
+  bool *needed = calloc(size + 1, 1);
+  if (!out->chosen || !needed) {
+    free(needed);
+    kr_orch_plan_free(out);
+    return kr_op_emit_error(g->func, "orchestration: out of memory");
+  }
+  region_needed(g, r, needed);
   for (unsigned v = 0; v < size; v++) {
+    if (!needed[v]) continue;
     int k = find_single(cands, n, v);
     if (k < 0) {
+      free(needed);
       kr_orch_plan_free(out);
       return kr_op_emit_error(g->nodes[g->regions[r].first + v].op,
                               "orchestration: no single-primitive candidate for this primitive");
     }
     out->chosen[out->num_chosen++] = (unsigned)k;   /* node order is a topological order */
   }
+  free(needed);
   out->cost_us = plan_cost(cands, out->chosen, out->num_chosen);
   out->status = KR_MILP_OPTIMAL;
   return KR_SUCCESS;
@@ -293,10 +324,11 @@ static bool try_add(const kr_orch_graph *g, unsigned r, kr_bits *group, unsigned
   return true;
 }
 
-/* Grows `group` with prologues (fusible producers all of whose users are in the group and that
- * no other region needs) and epilogues (fusible consumers of a member whose only user they are),
- * to a fixed point, in node order. */
-static void grow(const kr_orch_graph *g, unsigned r, kr_bits *group, const int *assigned, unsigned max_size) {
+/* Grows `group` with prologues (fusible producers all of whose needed users are in the group and
+ * that no other region needs) and epilogues (fusible consumers of a member whose only needed user
+ * they are), to a fixed point, in node order.  Dead users (not needed) do not count. */
+static void grow(const kr_orch_graph *g, unsigned r, kr_bits *group, const int *assigned, const bool *needed,
+                 unsigned max_size) {
   unsigned first = g->regions[r].first, size = g->regions[r].n;
   bool changed = true;
   while (changed) {
@@ -309,27 +341,30 @@ static void grow(const kr_orch_graph *g, unsigned r, kr_bits *group, const int *
         if (p < first || p >= first + size) continue;
         unsigned pl = p - first;
         const kr_orch_node *np = &g->nodes[p];
-        if (kr_bits_test(group, pl) || assigned[pl] >= 0 || !fusible(np->cls) || np->live_out) continue;
+        if (kr_bits_test(group, pl) || assigned[pl] >= 0 || !needed[pl] || !fusible(np->cls) || np->live_out)
+          continue;
         bool all_in = true;
         for (unsigned s = 0; s < np->num_succs && all_in; s++)
-          all_in = np->succs[s] >= first && np->succs[s] < first + size && kr_bits_test(group, np->succs[s] - first);
+          all_in = !is_needed(needed, first, size, np->succs[s]) || kr_bits_test(group, np->succs[s] - first);
         if (all_in && try_add(g, r, group, pl, max_size)) changed = true;
       }
-      if (nu->num_succs == 1 && !nu->live_out) {
-        unsigned s = nu->succs[0];
-        if (s >= first && s < first + size) {
-          unsigned sl = s - first;
-          if (!kr_bits_test(group, sl) && assigned[sl] < 0 && fusible(g->nodes[s].cls) &&
-              try_add(g, r, group, sl, max_size))
-            changed = true;
-        }
+      /* Not live_out: all users are in the region. */
+      unsigned nlive = 0, s = 0;
+      for (unsigned e = 0; e < nu->num_succs; e++)
+        if (is_needed(needed, first, size, nu->succs[e])) nlive++, s = nu->succs[e];
+      if (nlive == 1 && !nu->live_out) {
+        unsigned sl = s - first;
+        if (!kr_bits_test(group, sl) && assigned[sl] < 0 && fusible(g->nodes[s].cls) &&
+            try_add(g, r, group, sl, max_size))
+          changed = true;
       }
     }
   }
 }
 
-/* The write set a group needs: its sinks and every member used outside it or live_out. */
-static kr_bits needed_writes(const kr_orch_graph *g, unsigned r, const kr_bits *group) {
+/* The write set a group needs: its sinks and every member used outside it (by a needed node) or
+ * live_out. */
+static kr_bits needed_writes(const kr_orch_graph *g, unsigned r, const kr_bits *group, const bool *needed) {
   unsigned first = g->regions[r].first, size = g->regions[r].n;
   kr_bits w;
   memset(&w, 0, sizeof w);
@@ -341,7 +376,7 @@ static kr_bits needed_writes(const kr_orch_graph *g, unsigned r, const kr_bits *
       unsigned v = nu->succs[s];
       if (v >= first && v < first + size && kr_bits_test(group, v - first))
         inside = true;
-      else
+      else if (v < first || v >= first + size || needed[v - first])
         outside = true;
     }
     if (outside || !inside) kr_bits_set(&w, u);
@@ -357,25 +392,27 @@ kr_status kr_orch_select_greedy(const kr_orch_graph *g, unsigned r, const kr_can
   kr_bits *groups = malloc((size + 1) * sizeof *groups);
   int *group_cand = malloc((size + 1) * sizeof *group_cand);
   unsigned *set = malloc((size + 1) * sizeof *set), *order = malloc((size + 1) * sizeof *order);
+  bool *needed = calloc(size + 1, 1);
   region_tables t;
   bool have_tables = false;
   kr_status st = KR_FAILURE;
-  if (!assigned || !groups || !group_cand || !set || !order) {
+  if (!assigned || !groups || !group_cand || !set || !order || !needed) {
     kr_op_emit_error(g->func, "orchestration: out of memory");
     goto done;
   }
+  region_needed(g, r, needed);
   for (unsigned v = 0; v < size; v++) assigned[v] = -1;
   unsigned ngroups = 0;
   /* Anchors: linear primitives, then reductions, then what is left (injective groups). */
   for (int pass = 0; pass < 3; pass++) {
     for (unsigned v = 0; v < size; v++) {
       kr_prim_class c = g->nodes[first + v].cls;
-      if (assigned[v] >= 0) continue;
+      if (assigned[v] >= 0 || !needed[v]) continue;
       if ((pass == 0 && c != KR_PRIM_LINEAR) || (pass == 1 && c != KR_PRIM_REDUCTION)) continue;
       kr_bits grp;
       memset(&grp, 0, sizeof grp);
       kr_bits_set(&grp, v);
-      grow(g, r, &grp, assigned, o->max_size);
+      grow(g, r, &grp, assigned, needed, o->max_size);
       for (unsigned u = 0; u < size; u++)
         if (kr_bits_test(&grp, u)) assigned[u] = (int)ngroups;
       groups[ngroups++] = grp;
@@ -384,7 +421,7 @@ kr_status kr_orch_select_greedy(const kr_orch_graph *g, unsigned r, const kr_can
   /* Each group is the candidate (group, needed writes); a group the enumeration does not hold
    * (its cap was hit) falls apart into single primitives. */
   for (unsigned i = 0; i < ngroups; i++) {
-    kr_bits w = needed_writes(g, r, &groups[i]);
+    kr_bits w = needed_writes(g, r, &groups[i], needed);
     group_cand[i] = find_cand(cands, n, &groups[i], &w);
   }
   if (KR_FAILED(tables_build(g, r, cands, n, &t))) goto done;
@@ -442,6 +479,7 @@ kr_status kr_orch_select_greedy(const kr_orch_graph *g, unsigned r, const kr_can
 done:
   if (have_tables) tables_free(&t);
   free(assigned);
+  free(needed);
   free(groups);
   free(group_cand);
   free(set);
@@ -548,10 +586,11 @@ static kr_status reduce_dominated(const kr_orch_graph *g, const kr_candidate *ca
  * the kernel computing a node either computes its operand too or reads it, and then a chosen
  * kernel wrote it.  e: the chosen kernel computing u either computes v or reads it, and then v
  * is in memory (w_v = 1; without w_v no kept candidate reads v, so it must compute v).
- * cols/coefs hold at least b->num + 1 entries. */
-static void add_usage_rows(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, const blp_cols *b,
+ * cols/coefs hold at least b->num + 1 entries.  Returns the number of rows kr_milp_add_row
+ * rejected (after its diagnostics). */
+static unsigned add_usage_rows(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, const blp_cols *b,
                            const bool *needed, const int *wcol, kr_milp *m, int *cols, double *coefs) {
-  unsigned first = g->regions[r].first, size = g->regions[r].n;
+  unsigned first = g->regions[r].first, size = g->regions[r].n, bad = 0;
   char name[32];
   for (unsigned v = 0; v < size; v++) {
     if (!needed[v]) continue;
@@ -562,7 +601,7 @@ static void add_usage_rows(const kr_orch_graph *g, unsigned r, const kr_candidat
         coefs[nc++] = 1;
       }
     snprintf(name, sizeof name, "c%u", v);
-    kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY);
+    bad += kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY) < 0;
   }
   for (unsigned u = 0; u < size; u++) {
     if (!needed[u]) continue;
@@ -583,9 +622,10 @@ static void add_usage_rows(const kr_orch_graph *g, unsigned r, const kr_candidat
         coefs[nc++] = 1;
       }
       snprintf(name, sizeof name, "e%u_%u", u, v);
-      kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY);
+      bad += kr_milp_add_row(m, name, cols, coefs, nc, 1, INFINITY) < 0;
     }
   }
+  return bad;
 }
 
 static const char *func_name(const kr_orch_graph *g) {
@@ -619,9 +659,10 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     goto done;
   }
   char name[64];
+  unsigned bad = 0;   /* rejected columns and rows */
   for (unsigned c = 0; c < b.num; c++) {
     snprintf(name, sizeof name, "x%u", b.cand[c]);
-    kr_milp_add_col(m, name, KR_MILP_BINARY, 0, 1, cands[b.cand[c]].cost_us);
+    bad += kr_milp_add_col(m, name, KR_MILP_BINARY, 0, 1, cands[b.cand[c]].cost_us) < 0;
   }
   /* w_t for the tensors some kept candidate reads, and the live_out ones (integer: see the file
    * comment). */
@@ -635,6 +676,7 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     if (!read[v] && !live) continue;
     snprintf(name, sizeof name, "w%u", v);
     wcol[v] = kr_milp_add_col(m, name, KR_MILP_INTEGER, live ? 1 : 0, 1, 0);
+    bad += wcol[v] < 0;
     unsigned nc = 0;
     for (unsigned e = t.wr_off[v]; e < t.wr_off[v + 1]; e++)
       if (b.col[t.wr[e]] >= 0) {
@@ -644,7 +686,7 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     cols[nc] = wcol[v];
     coefs[nc++] = -1;
     snprintf(name, sizeof name, "d%u", v);
-    kr_milp_add_row(m, name, cols, coefs, nc, 0, INFINITY);
+    bad += kr_milp_add_row(m, name, cols, coefs, nc, 0, INFINITY) < 0;
   }
   for (unsigned c = 0; c < b.num; c++) {
     unsigned k = b.cand[c];
@@ -652,21 +694,14 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
       int c2[2] = {wcol[t.in[e]], (int)c};
       double a2[2] = {1, -1};
       snprintf(name, sizeof name, "i%u_%u", k, t.in[e]);
-      kr_milp_add_row(m, name, c2, a2, 2, 0, INFINITY);
+      bad += kr_milp_add_row(m, name, c2, a2, 2, 0, INFINITY) < 0;
     }
   }
-  /* Needed nodes: those that reach a live_out node inside r (reverse block order is a reverse
-   * topological order). */
-  for (unsigned v = size; v-- > 0;) {
-    const kr_orch_node *nd = &g->nodes[first + v];
-    bool need = nd->live_out;
-    for (unsigned s = 0; s < nd->num_succs && !need; s++) {
-      unsigned u = nd->succs[s];
-      need = u >= first && u < first + size && needed[u - first];
-    }
-    needed[v] = need;
-  }
-  add_usage_rows(g, r, cands, &b, needed, wcol, m, cols, coefs);
+  region_needed(g, r, needed);
+  bad += add_usage_rows(g, r, cands, &b, needed, wcol, m, cols, coefs);
+  /* A rejected column or row (kr_milp_add_col/add_row reported why: e.g. a cost out of range)
+   * is an error in the model, not a solver failure: no fallback. */
+  if (bad) goto done;
   /* The greedy plan as MIP start, each candidate replaced by its kept dominator (still a plan,
    * no dearer: see reduce_dominated). */
   unsigned ncols = kr_milp_num_cols(m);
@@ -691,10 +726,13 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
   double spent = 0;
   for (;;) {
     kr_milp_set_start(m, start);
+    /* The LP dump is written here, not through kr_milp_options.dump_lp, so that a failed dump
+     * (reported by kr_milp_write_lp) fails the pass instead of reading as a solver error. */
+    if (dump && KR_FAILED(kr_milp_write_lp(m, dump))) goto done;
     kr_milp_options mo = {.time_limit_s = o->time_limit_s > 0 ? fmax(o->time_limit_s - spent, 0.01) : 0,
                           .rel_gap = o->rel_gap,
                           .verbose = false,
-                          .dump_lp = dump};
+                          .dump_lp = NULL};
     kr_milp_result res;
     memset(&res, 0, sizeof res);
     kr_status sst = kr_milp_solve(m, &mo, &res);
@@ -702,7 +740,6 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
     out->solve_seconds = spent;
     out->num_vars = kr_milp_num_cols(m);
     out->num_rows = kr_milp_num_rows(m);
-    if (KR_FAILED(sst) && res.status != KR_MILP_ERROR) goto done;   /* the LP dump failed */
     out->status = KR_FAILED(sst) ? KR_MILP_ERROR : res.status;
     if (out->status != KR_MILP_OPTIMAL && out->status != KR_MILP_FEASIBLE) {
       kr_emit_warning(ctx, loc, "orchestration: region %u of @%s: the BLP solve ended '%s'; using the greedy plan", r,
@@ -711,7 +748,9 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
       out->gap = 0;
       break;
     }
-    out->gap = out->status == KR_MILP_OPTIMAL ? 0 : res.gap;
+    /* The solver's gap: 0 when proven optimal with rel_gap 0; with rel_gap > 0 an "optimal"
+     * plan is only proven within rel_gap, and the gap says how far it may be from the optimum. */
+    out->gap = res.gap > 0 ? res.gap : 0;
     unsigned mm = 0;
     for (unsigned c = 0; c < b.num; c++)
       if (res.values[c] > 0.5) set[mm++] = b.cand[c];
@@ -749,7 +788,10 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
         coefs[nc++] = -1;
       }
       snprintf(name, sizeof name, "cut%u", out->num_cuts);
-      kr_milp_add_row(m, name, cols, coefs, nc, -INFINITY, (double)ord.cut_in.len - 1);
+      if (kr_milp_add_row(m, name, cols, coefs, nc, -INFINITY, (double)ord.cut_in.len - 1) < 0) {
+        order_result_free(&ord);
+        goto done;
+      }
       out->num_cuts++;
     }
     order_result_free(&ord);

@@ -15,25 +15,11 @@
 #include "korch/diag.h"
 #include "korch/korch.h"
 #include "korch/milp.h"
+#include "test/unit/unit_fixture.h"
 
-static kr_context *ctx;
-static unsigned num_errors;
-static char last_error[512];
-
-static void collect(const kr_diagnostic *d, void *user) {
-  (void)user;
-  if (d->severity == KR_SEV_ERROR) num_errors++;
-  snprintf(last_error, sizeof last_error, "%s", d->message);
-}
-
-static void setup(void) {
-  ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, collect, NULL);
-  num_errors = 0;
-  last_error[0] = 0;
-}
-
-static void teardown(void) { kr_context_destroy(ctx); }
+/* The solver reports errors only (no warnings), so the fixture's error-only handler sees them all. */
+static void setup(void) { unit_context_setup(false); }
+static void teardown(void) { unit_context_teardown(); }
 
 /* A small deterministic generator (xorshift64*), so instances do not depend on libc's rand. */
 static uint64_t rng_state;
@@ -503,9 +489,5 @@ int main(void) {
   tcase_add_test(tc, lp_dump);
   tcase_add_test(tc, errors);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run_suite(s);
 }

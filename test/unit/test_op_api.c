@@ -11,33 +11,15 @@
 
 #include "korch/korch.h"
 #include "korch/op.h"
+#include "test/unit/unit_fixture.h"
 
-static kr_context *ctx;
 static kr_block *blk;          /* holds the block arguments used as operands */
-static char last_error[2048];
-static unsigned num_errors;
-
-static void handler(const kr_diagnostic *d, void *user) {
-  (void)user;
-  if (d->severity != KR_SEV_ERROR) return;
-  snprintf(last_error, sizeof last_error, "%s", d->message);
-  num_errors++;
-}
 
 static void setup(void) {
-  ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, handler, NULL);
-  ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
+  unit_context_setup(true);
   blk = kr_block_create(ctx);
-  last_error[0] = 0;
-  num_errors = 0;
 }
-static void teardown(void) { kr_context_destroy(ctx); }
-
-static void reset_errors(void) {
-  last_error[0] = 0;
-  num_errors = 0;
-}
+static void teardown(void) { unit_context_teardown(); }
 
 static kr_type T(const char *text) {
   kr_type t = kr_parse_type_str(ctx, text);
@@ -105,7 +87,7 @@ static kr_value none_value(void) {
 
 /* Infers op's types and checks result 0 against `expected`. */
 static void expect_infer(kr_op *op, const char *expected) {
-  reset_errors();
+  unit_reset_errors();
   ck_assert_msg(kr_op_infer_and_set_types(op) == KR_SUCCESS, "inference failed: %s", last_error);
   ck_assert_uint_eq(num_errors, 0);
   kr_type want = T(expected);
@@ -115,7 +97,7 @@ static void expect_infer(kr_op *op, const char *expected) {
 }
 
 static void expect_infer_error(kr_op *op, const char *substring) {
-  reset_errors();
+  unit_reset_errors();
   ck_assert_int_eq(kr_op_infer_and_set_types(op), KR_FAILURE);
   ck_assert_uint_ge(num_errors, 1);
   ck_assert_msg(strstr(last_error, substring) != NULL, "error '%s' does not contain '%s'", last_error, substring);
@@ -457,12 +439,12 @@ START_TEST(infer_reshape_constant_shape) {
   kr_value ops5[] = {data, arg("tensor<3xi64>")};
   kr_op *r5 = mk("op.reshape", ops5, 2, 1, NULL, 0);
   expect_infer_error(r5, "operand #1 ('shape') must be a constant");
-  reset_errors();
+  unit_reset_errors();
   ck_assert_int_eq(kr_op_constant_ints(r5, 1, out, 4), -1);
   ck_assert_str_eq(last_error,
                    "'op.reshape' op operand #1 ('shape') must be a constant (its value decides the result shape)");
   /* More elements than the caller's capacity. */
-  reset_errors();
+  unit_reset_errors();
   ck_assert_int_eq(kr_op_constant_ints(r, 1, out, 2), -1);
   ck_assert_str_eq(last_error, "'op.reshape' op operand #1 ('shape') has 3 elements, at most 2 supported");
 }
@@ -489,7 +471,7 @@ START_TEST(constant_operands_and_none) {
   ck_assert(d[0] == 6.0);
   /* Integer reads of a float constant are refused. */
   int64_t i[1];
-  reset_errors();
+  unit_reset_errors();
   ck_assert_int_eq(kr_op_constant_ints(clip, 2, i, 1), -1);
   ck_assert_str_eq(last_error, "'op.clip' op operand #2 ('max') must hold integers");
 
@@ -614,7 +596,7 @@ START_TEST(verifier_rejects_wrong_result_type) {
   ck_assert_str_eq(last_error, "'op.add' op result #0 ('C') has type 'tensor<3x3xf32>' but shape inference gives "
                                "'tensor<2x3xf32>'");
   /* Parsing with verification fails the same way. */
-  reset_errors();
+  unit_reset_errors();
   ck_assert_ptr_null(kr_parse_source(ctx, "wrong2.kir", wrong_type_kir, sizeof wrong_type_kir - 1, true));
   ck_assert(strstr(last_error, "but shape inference gives 'tensor<2x3xf32>'") != NULL);
   /* The corrected declaration verifies. */
@@ -623,7 +605,7 @@ START_TEST(verifier_rejects_wrong_result_type) {
       "  %0 = \"op.add\"(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>\n"
       "  return %0 : tensor<2x3xf32>\n"
       "}\n";
-  reset_errors();
+  unit_reset_errors();
   kr_op *g = kr_parse_source(ctx, "good.kir", good, sizeof good - 1, true);
   ck_assert_ptr_nonnull(g);
   ck_assert_int_eq(kr_op_verify(g), KR_SUCCESS);
@@ -674,9 +656,5 @@ int main(void) {
   tcase_add_test(tc, verifier_rejects_wrong_result_type);
   tcase_add_test(tc, infer_result_types_without_setting);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run_suite(s);
 }

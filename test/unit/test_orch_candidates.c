@@ -13,22 +13,10 @@
 #include "korch/asm.h"
 #include "korch/korch.h"
 #include "passes/orchestrate/orch.h"
+#include "test/unit/unit_fixture.h"
 
-static kr_context *ctx;
-static char last_error[2048];
-
-static void handler(const kr_diagnostic *d, void *user) {
-  (void)user;
-  if (d->severity == KR_SEV_ERROR) snprintf(last_error, sizeof last_error, "%s", d->message);
-}
-
-static void setup(void) {
-  ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, handler, NULL);
-  ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
-  last_error[0] = 0;
-}
-static void teardown(void) { kr_context_destroy(ctx); }
+static void setup(void) { unit_context_setup(true); }
+static void teardown(void) { unit_context_teardown(); }
 
 static kr_op *parse_in(kr_context *c, const char *text) {
   kr_op *m = kr_parse_source(c, "t.kir", text, strlen(text), true);
@@ -717,9 +705,5 @@ int main(void) {
   tcase_add_test(tc, canonical_hash);
   tcase_add_test(tc, inputs_and_cost);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run_suite(s);
 }

@@ -13,33 +13,20 @@
 #include "korch/korch.h"
 #include "korch/op.h"
 #include "korch/prim.h"
+#include "test/unit/unit_fixture.h"
 
-static kr_context *ctx;
 static kr_block *blk; /* block arguments are the operands; kr_prim_build appends here */
 static kr_builder b;
-static char last_error[2048];
-static unsigned num_errors;
-
-static void handler(const kr_diagnostic *d, void *user) {
-  (void)user;
-  if (d->severity != KR_SEV_ERROR) return;
-  snprintf(last_error, sizeof last_error, "%s", d->message);
-  num_errors++;
-}
 
 static void setup(void) {
-  ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, handler, NULL);
-  ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
+  unit_context_setup(true);
   blk = kr_block_create(ctx);
   kr_builder_init(&b, ctx);
   kr_builder_set_insertion_point_to_end(&b, blk);
-  last_error[0] = 0;
-  num_errors = 0;
 }
 static void teardown(void) {
   kr_block_erase(blk);
-  kr_context_destroy(ctx);
+  unit_context_teardown();
 }
 
 static kr_type T(const char *text) {
@@ -307,9 +294,5 @@ int main(void) {
   tcase_add_test(tc, attr_defaults_and_schema);
   tcase_add_test(tc, verifier_checks_declared_type);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run_suite(s);
 }

@@ -18,26 +18,10 @@
 #include "korch/korch.h"
 #include "korch/op.h"
 #include "korch/prim.h"
+#include "test/unit/unit_fixture.h"
 
-static kr_context *ctx;
-static char last_error[2048];
-static unsigned num_errors;
-
-static void handler(const kr_diagnostic *d, void *user) {
-  (void)user;
-  if (d->severity != KR_SEV_ERROR) return;
-  snprintf(last_error, sizeof last_error, "%s", d->message);
-  num_errors++;
-}
-
-static void setup(void) {
-  ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, handler, NULL);
-  ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
-  last_error[0] = 0;
-  num_errors = 0;
-}
-static void teardown(void) { kr_context_destroy(ctx); }
+static void setup(void) { unit_context_setup(true); }
+static void teardown(void) { unit_context_teardown(); }
 
 static kr_type T(const char *text) {
   kr_type t = kr_parse_type_str(ctx, text);
@@ -1248,9 +1232,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run_suite(suite());
 }

@@ -15,31 +15,18 @@
 #include "korch/asm.h"
 #include "korch/korch.h"
 #include "korch/target.h"
+#include "test/unit/unit_fixture.h"
 
-static kr_context *ctx;
-static char last_error[4096];
-static unsigned num_errors;
 static char dir[64];
 
-static void handler(const kr_diagnostic *d, void *user) {
-  (void)user;
-  if (d->severity != KR_SEV_ERROR) return;
-  snprintf(last_error, sizeof last_error, "%s", d->message);
-  num_errors++;
-}
-
 static void setup(void) {
-  ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, handler, NULL);
-  ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
-  last_error[0] = 0;
-  num_errors = 0;
+  unit_context_setup(true);
   snprintf(dir, sizeof dir, "/tmp/korch-test-target-XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
 static void teardown(void) {
-  kr_context_destroy(ctx);
+  unit_context_teardown();
   DIR *d = opendir(dir);
   if (d) {
     struct dirent *e;
@@ -496,9 +483,5 @@ int main(void) {
   tcase_add_test(tc, profile_corrupt_files);
   tcase_add_test(tc, profile_concurrent_writers);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run_suite(s);
 }
