@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "korch/diag.h"
+#include "korch/file.h"
 #include "solver/milp_impl.h"
 
 #define MILP_MAX_NAME 96   /* CoinLpIO rejects names over 100 characters; ranged rows add "_low" */
@@ -460,32 +461,21 @@ kr_status kr_milp_write_lp(kr_milp *m, const char *path) {
   if (m->num_cols == 0 && m->num_rows > 0)
     return kr_emit_error(m->ctx, m->loc, "cannot write the MILP as LP: rows without columns");
   if (KR_FAILED(check_unique_names(m))) return KR_FAILURE;
-  /* Atomic: write "<path>.tmp.<pid>" in the same directory, then rename over `path`. */
-  size_t n = strlen(path) + 32;
-  char *tmp = xrealloc(NULL, n);
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    kr_status st = kr_emit_error(m->ctx, m->loc, "cannot write MILP LP file '%s': %s", tmp, strerror(errno));
-    free(tmp);
+  /* korch/file.h: atomic for a regular file, in place for a device or FIFO, through links. */
+  kr_file_output out;
+  int err = kr_file_output_open(&out, path);
+  if (err) {
+    const char *failed = kr_file_output_failed_path(&out);
+    kr_status st = kr_emit_error(m->ctx, m->loc, "cannot write MILP LP file '%s': %s", failed ? failed : path,
+                                 strerror(err));
+    kr_file_output_abort(&out);
     return st;
   }
-  write_lp_body(m, f);
-  int werr = ferror(f);
-  int cerr = fclose(f);
-  if (werr || cerr != 0) {
-    kr_status st = kr_emit_error(m->ctx, m->loc, "cannot write MILP LP file '%s': %s", tmp,
-                                 werr ? "write error" : strerror(errno));
-    remove(tmp);
-    free(tmp);
-    return st;
+  write_lp_body(m, out.file);
+  err = kr_file_output_commit(&out, false);
+  if (err) {
+    kr_file_output_abort(&out);
+    return kr_emit_error(m->ctx, m->loc, "cannot write MILP LP file '%s': %s", path, strerror(err));
   }
-  if (rename(tmp, path) != 0) {
-    kr_status st = kr_emit_error(m->ctx, m->loc, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    remove(tmp);
-    free(tmp);
-    return st;
-  }
-  free(tmp);
   return KR_SUCCESS;
 }

@@ -21,6 +21,7 @@
 
 #include "backend/target/xml.h"
 #include "korch/diag.h"
+#include "korch/file.h"
 #include "korch/target.h"
 
 /* A measured kernel time above this (1000 s) is not a measurement: the entry is corrupt.  It also
@@ -282,25 +283,8 @@ static void put_double(FILE *f, double v) {
   fputs(buf, f);
 }
 
-static kr_status write_db(kr_context *ctx, kr_attr loc, const char *path, const kr_profile_db *db) {
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp) return kr_emit_error(ctx, loc, "%s: out of memory", path);
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    kr_status st = kr_emit_error(ctx, loc, "%s: cannot create a temporary file: %s", path, strerror(errno));
-    free(tmp);
-    return st;
-  }
-  (void)fchmod(fd, 0644); /* mkstemp creates 0600; the database is shared like any output file */
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    return kr_emit_error(ctx, loc, "%s: cannot write: %s", path, strerror(errno));
-  }
+/* Writes the database `db` as XML to `f` (errors surface when the output is committed). */
+static void write_db(FILE *f, const kr_profile_db *db) {
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<korch-profile version=\"1\">\n", f);
   for (unsigned i = 0; i < db->num_entries; i++) {
     const kr_profile_entry *e = &db->entries[i];
@@ -317,23 +301,6 @@ static kr_status write_db(kr_context *ctx, kr_attr loc, const char *path, const 
     fputs("/>\n", f);
   }
   fputs("</korch-profile>\n", f);
-  bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-  int saved = errno;
-  if (fclose(f) != 0 && ok) {
-    ok = false;
-    saved = errno;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = false;
-    saved = errno;
-  }
-  kr_status st = KR_SUCCESS;
-  if (!ok) {
-    unlink(tmp);
-    st = kr_emit_error(ctx, loc, "%s: cannot write the profile database: %s", path, strerror(saved));
-  }
-  free(tmp);
-  return st;
 }
 
 kr_status kr_profile_db_record(kr_context *ctx, const char *path, const kr_profile_entry *entries, unsigned n,
@@ -353,27 +320,51 @@ kr_status kr_profile_db_record(kr_context *ctx, const char *path, const kr_profi
     if (e->runs < 1)
       return kr_emit_error(ctx, loc, "%s: entry %u: runs must be positive, got %" PRId64, path, i, e->runs);
   }
-  size_t plen = strlen(path);
-  char *lock_path = malloc(plen + 6);
-  if (!lock_path) return kr_emit_error(ctx, loc, "%s: out of memory", path);
-  snprintf(lock_path, plen + 6, "%s.lock", path);
-  /* The lock file is never removed: unlinking it would let two writers lock different inodes. */
-  int lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (lfd < 0) {
-    kr_status st = kr_emit_error(ctx, loc, "%s: cannot open the lock file: %s", lock_path, strerror(errno));
-    free(lock_path);
+  /* korch/file.h: a temporary file beside the database (through a symlink: beside the file it
+   * points to), renamed over it once fsync'd; a device or FIFO is written in place.  "-" is a file
+   * named "-" here, not standard output. */
+  kr_file_output out;
+  int err = kr_file_output_open(&out, strcmp(path, "-") == 0 ? "./-" : path);
+  if (err) {
+    const char *failed = kr_file_output_failed_path(&out);
+    kr_status st = out.tmp_path
+                       ? kr_emit_error(ctx, loc, "%s: cannot create a temporary file '%s': %s", path, failed,
+                                       strerror(err))
+                       : kr_emit_error(ctx, loc, "%s: cannot write the profile database: %s", path, strerror(err));
+    kr_file_output_abort(&out);
     return st;
   }
-  int r;
-  while ((r = flock(lfd, LOCK_EX)) != 0 && errno == EINTR) {
-  }
-  if (r != 0) {
-    kr_status st = kr_emit_error(ctx, loc, "%s: cannot lock: %s", lock_path, strerror(errno));
-    close(lfd);
+  /* The lock sits next to the file that is replaced (the same for every link to it) and is never
+   * removed: unlinking it would let two writers lock different inodes.  Nothing to lock for a
+   * device or FIFO (no read-merge-rename; and no stray "/dev/null.lock"). */
+  int lfd = -1;
+  if (out.tmp_path) {
+    size_t plen = strlen(out.path);
+    char *lock_path = malloc(plen + 6);
+    if (!lock_path) {
+      kr_file_output_abort(&out);
+      return kr_emit_error(ctx, loc, "%s: out of memory", path);
+    }
+    snprintf(lock_path, plen + 6, "%s.lock", out.path);
+    lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lfd < 0) {
+      kr_status st = kr_emit_error(ctx, loc, "%s: cannot open the lock file: %s", lock_path, strerror(errno));
+      free(lock_path);
+      kr_file_output_abort(&out);
+      return st;
+    }
+    int r;
+    while ((r = flock(lfd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (r != 0) {
+      kr_status st = kr_emit_error(ctx, loc, "%s: cannot lock: %s", lock_path, strerror(errno));
+      close(lfd);
+      free(lock_path);
+      kr_file_output_abort(&out);
+      return st;
+    }
     free(lock_path);
-    return st;
   }
-  free(lock_path);
 
   kr_profile_db old = {0}, merged = {0};
   kr_status st = kr_profile_db_load(ctx, path, loc, &old);
@@ -388,12 +379,19 @@ kr_status kr_profile_db_record(kr_context *ctx, const char *path, const kr_profi
       k[i].line = 0;
     }
     if (st == KR_SUCCESS) st = finish(ctx, loc, path, k, total, false, &merged);
-    if (st == KR_SUCCESS) st = write_db(ctx, loc, path, &merged);
+    if (st == KR_SUCCESS) {
+      write_db(out.file, &merged);
+      err = kr_file_output_commit(&out, true); /* fsync before the rename: old or new, never torn */
+      if (err) st = kr_emit_error(ctx, loc, "%s: cannot write the profile database: %s", path, strerror(err));
+    }
   }
+  kr_file_output_abort(&out); /* after a failed step: removes the temporary file */
   free(k);
   kr_profile_db_free(&old);
   kr_profile_db_free(&merged);
-  flock(lfd, LOCK_UN);
-  close(lfd);
+  if (lfd >= 0) {
+    flock(lfd, LOCK_UN);
+    close(lfd);
+  }
   return st;
 }

@@ -39,7 +39,8 @@ const char *kr_milp_status_name(kr_milp_status s);
 kr_milp *kr_milp_create(kr_context *ctx, kr_attr loc);
 void kr_milp_destroy(kr_milp *m);
 
-/* Adds a column and returns its index (0, 1, ...).  Binary columns ignore lb/ub (0..1).  Bounds
+/* Adds a column and returns its index (0, 1, ...), or -1 after a diagnostic when |cost| or a
+ * finite bound is 1e20 or more (CBC/Clp abort on such values).  Binary columns ignore lb/ub (0..1).  Bounds
  * may be -INFINITY / INFINITY.  `name` (may be NULL: "x<index>") appears in LP dumps; it must
  * be a valid LP identifier ([A-Za-z_][A-Za-z0-9_.]*). */
 int kr_milp_add_col(kr_milp *m, const char *name, kr_milp_col_kind kind, double lb, double ub, double cost);
@@ -65,7 +66,7 @@ typedef struct kr_milp_result {
   kr_milp_status status;
   double objective;      /* of the incumbent (OPTIMAL / FEASIBLE) */
   double best_bound;     /* CBC's best possible objective */
-  double gap;            /* relative: (objective - best_bound) / max(|objective|, 1e-9); 0 when optimal */
+  double gap;            /* relative: (objective - best_bound) / max(|objective|, 1e-9); 0 when proven optimal with rel_gap 0 */
   const double *values;  /* incumbent column values (owned by m, valid until the next solve / destroy) */
   double seconds;        /* wall-clock solve time */
 } kr_milp_result;
@@ -75,7 +76,8 @@ typedef struct kr_milp_result {
 kr_status kr_milp_solve(kr_milp *m, const kr_milp_options *options, kr_milp_result *out);
 
 /* Writes the problem in CPLEX LP format (readable by the `cbc` command: `cbc FILE.lp solve`),
- * atomically (temporary file + rename).  Reports I/O errors. */
+ * with korch/file.h (atomically: temporary file + rename; a device or FIFO in place; through a
+ * symlink, its target is replaced).  Reports I/O errors. */
 kr_status kr_milp_write_lp(kr_milp *m, const char *path);
 
 #ifdef __cplusplus

@@ -45,12 +45,14 @@ const char *const *kr_target_builtin_names(void);
 
 /* Loads a target: a built-in name or a path to an XML file (contains '/' or ends in ".xml").
  * Reports unknown names (listing the built-in ones), unreadable files, malformed XML
- * ("file:line: ..." from libxml2) and missing or non-positive fields, as errors at `loc`. */
+ * ("file:line: ..." from libxml2) and missing fields or values outside each field's plausible
+ * range (docs/Targets.md), as errors at `loc`. */
 kr_status kr_target_load(kr_context *ctx, const char *name_or_path, kr_attr loc, kr_target *out);
 
 /* The module's `korch.target` (default "h200") loaded; reports like kr_target_load. */
 kr_status kr_target_of_module(kr_op *module, kr_target *out);
-/* Sets `korch.target = "<name_or_path>"` on the module. */
+/* Sets `korch.target` on the module: a built-in name as given, a file path as its absolute path
+ * (realpath), so later passes find it from any working directory. */
 void kr_target_set_module(kr_op *module, const char *name_or_path);
 #define KR_TARGET_ATTR "korch.target"
 #define KR_TARGET_DEFAULT "h200"
@@ -83,7 +85,8 @@ void kr_profile_db_free(kr_profile_db *db);
 double kr_profile_db_lookup(const kr_profile_db *db, const char *target, uint64_t hash);
 /* Merges `n` entries into the file at `path` (replacing same (target, hash)), safely under
  * concurrent writers: an exclusive lock on "<path>.lock" (flock), read, merge, write a temporary
- * file, rename.  Reports I/O and parse errors at `loc`. */
+ * file, fsync, rename (korch/file.h; through a symlink, the lock and the temporary file sit next
+ * to the file it points to, and the link stays).  Reports I/O and parse errors at `loc`. */
 kr_status kr_profile_db_record(kr_context *ctx, const char *path, const kr_profile_entry *entries, unsigned n,
                                kr_attr loc);
 

@@ -1,7 +1,8 @@
 /* passes/orchestrate/emit.c - the kernel level (Korch, ASPLOS'24, §5: the selected kernels are
  * what runs): one `kernel.func` per chosen candidate and a host function of `kernel.launch` ops.
  *
- * For a chosen candidate of function @f, the N-th launched (N counts over all regions of @f):
+ * For a chosen candidate of function @f, the n-th launched (n counts over all regions of @f; N
+ * the n-th number whose name is free, kr_orch_kernel_name):
  *   kernel.func @f_kN(%args) -> (written tensors) attributes {korch.kind, korch.hash,
  *       korch.cost_us, korch.recomputed?} { clones of its primitives in block order;
  *       kernel.return <written tensors in node order> }

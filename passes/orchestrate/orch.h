@@ -168,7 +168,8 @@ typedef struct kr_orch_plan {
 } kr_orch_plan;
 
 void kr_orch_plan_free(kr_orch_plan *p);
-/* One candidate per primitive, writing its tensor. */
+/* One candidate per needed primitive (one that reaches a live-out node), writing its tensor;
+ * all three selections cover only the needed primitives, so their costs compare like with like. */
 kr_status kr_orch_select_unfused(const kr_orch_graph *g, unsigned r, const kr_candidate *cands, unsigned n,
                                  kr_orch_plan *out);
 /* Hidet-style greedy fusion: anchors (linear, then reduction primitives) absorb their elementwise

@@ -12,6 +12,7 @@
 
 #include "korch/asm.h"
 #include "korch/diag.h"
+#include "korch/file.h"
 #include "passes/orchestrate/report.h"
 
 void kr_orch_report_header(kr_ostream *os, const kr_target *t, const char *mode, const kr_orch_options *o) {
@@ -324,40 +325,22 @@ done:
  * Files. */
 
 kr_status kr_orch_write_file(kr_context *ctx, kr_attr loc, const char *path, kr_ostream *os) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + sizeof ".tmpXXXXXX");
-  if (!tmp) return kr_emit_error(ctx, loc, "orchestration: out of memory");
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    kr_status st = kr_emit_error(ctx, loc, "orchestration: cannot create '%s': %s", tmp, strerror(errno));
-    free(tmp);
+  /* korch/file.h: atomic for a regular file, in place for /dev/null or a FIFO, through links. */
+  kr_file_output out;
+  int err = kr_file_output_open(&out, path);
+  if (err) {
+    const char *failed = kr_file_output_failed_path(&out);
+    kr_status st = kr_emit_error(ctx, loc, "orchestration: cannot %s '%s': %s", out.tmp_path ? "create" : "write",
+                                 failed ? failed : path, strerror(err));
+    kr_file_output_abort(&out);
     return st;
   }
-  mode_t mask = umask(0);
-  umask(mask);
-  (void)fchmod(fd, 0666 & ~mask);
   const char *text = os->len ? kr_ostream_str(os) : "";
-  size_t len = strlen(text), done = 0;
-  bool ok = true;
-  while (done < len) {
-    ssize_t w = write(fd, text + done, len - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      ok = false;
-      break;
-    }
-    done += (size_t)w;
-  }
-  int err = errno;
-  if (close(fd) != 0 && ok) ok = false, err = errno;
-  if (ok && rename(tmp, path) != 0) ok = false, err = errno;
-  if (!ok) {
-    unlink(tmp);
-    free(tmp);
+  fwrite(text, 1, strlen(text), out.file); /* a short write sets the stream's error: commit reports it */
+  err = kr_file_output_commit(&out, false);
+  if (err) {
+    kr_file_output_abort(&out);
     return kr_emit_error(ctx, loc, "orchestration: cannot write '%s': %s", path, strerror(err));
   }
-  free(tmp);
   return KR_SUCCESS;
 }

@@ -33,8 +33,9 @@ void kr_orch_dot_begin(kr_ostream *os);
 void kr_orch_dot_function(kr_ostream *os, unsigned index, const kr_orch_func_result *f);
 void kr_orch_dot_end(kr_ostream *os);
 
-/* Writes the in-memory stream `os` to `path` atomically (a temporary file beside it, then
- * rename); reports I/O errors at `loc`. */
+/* Writes the in-memory stream `os` to `path` with korch/file.h (atomically: a temporary file
+ * beside it, then rename; /dev/null or a FIFO in place; through a symlink, its target is
+ * replaced); reports I/O errors at `loc`. */
 kr_status kr_orch_write_file(kr_context *ctx, kr_attr loc, const char *path, kr_ostream *os);
 
 /* The name kr_orch_emit gives the n-th kernel of g->func (launch order over the regions):

@@ -15,6 +15,7 @@
 #include "korch/diag.h"
 #include "korch/korch.h"
 #include "korch/milp.h"
+#include "solver/milp_impl.h"   /* kr_milp_point_feasible, KR_MILP_MAX_VALUE (internal) */
 #include "test/unit/unit_fixture.h"
 
 /* The solver reports errors only (no warnings), so the fixture's error-only handler sees them all. */
@@ -474,6 +475,82 @@ START_TEST(errors) {
 }
 END_TEST
 
+/* Values CBC cannot take are rejected when added (Clp aborted the process on a cost of 1e30:
+ * "ClpSimplex.cpp: Assertion fabs(obj[i]) < 1.0e25"); infinite bounds stay fine. */
+START_TEST(huge_values_rejected) {
+  kr_milp *m = kr_milp_create(ctx, NULL);
+  ck_assert_int_eq(kr_milp_add_col(m, "big", KR_MILP_BINARY, 0, 1, 1e30), -1);
+  ck_assert_msg(strstr(last_error, "'big'") && strstr(last_error, "out of range"), "%s", last_error);
+  ck_assert_int_eq(kr_milp_add_col(m, "big2", KR_MILP_INTEGER, 0, 1e20, 1), -1);
+  ck_assert_int_eq(kr_milp_add_col(m, "big3", KR_MILP_CONTINUOUS, -1e25, INFINITY, 1), -1);
+  ck_assert_int_eq(kr_milp_add_col(m, "big4", KR_MILP_CONTINUOUS, 0, 1, -1e20), -1);
+  ck_assert_uint_eq(num_errors, 4);
+  ck_assert_int_eq(kr_milp_add_col(m, "x", KR_MILP_CONTINUOUS, -INFINITY, INFINITY, 9.99e19), 0);
+  ck_assert_int_eq(kr_milp_add_col(m, "y", KR_MILP_INTEGER, -1e19, 1e19, -1), 1);
+  ck_assert_int_eq(kr_milp_add_row(m, "r", (int[]){0, 1}, (double[]){1e25, 1}, 2, 0, 1), -1);
+  ck_assert_msg(strstr(last_error, "'r'") && strstr(last_error, "coefficient 1e+25"), "%s", last_error);
+  ck_assert_int_eq(kr_milp_add_row(m, "r2", (int[]){0, 1}, (double[]){1, 1}, 2, -INFINITY, 1e21), -1);
+  ck_assert_int_eq(kr_milp_add_row(m, "r3", (int[]){0, 1}, (double[]){1, -1e19}, 2, -1e19, INFINITY), 0);
+  ck_assert_uint_eq(num_errors, 6);
+  ck_assert_uint_eq(kr_milp_num_cols(m), 2);
+  ck_assert_uint_eq(kr_milp_num_rows(m), 1);
+  /* A problem with a rejected definition is not solved (an error, not a crash). */
+  kr_milp_result r;
+  ck_assert_int_eq(kr_milp_solve(m, NULL, &r), KR_FAILURE);
+  ck_assert_int_eq(r.status, KR_MILP_ERROR);
+  kr_milp_destroy(m);
+}
+END_TEST
+
+/* The feasibility check CBC's incumbent goes through (and the MIP start): hand-made points of
+ * the knapsack, feasible and not, with the objective summed by hand. */
+START_TEST(point_feasibility) {
+  kr_milp *m = knapsack();
+  double x[KN] = {0};
+  char why[256];
+  double obj = 0;
+  /* Items 0, 2, 4: weight 5 + 3 + 8 = 16 <= 25, covers; value 10 + 7 + 15 = 32. */
+  x[0] = x[2] = x[4] = 1;
+  ck_assert(kr_milp_point_feasible(m, x, &obj, why, sizeof why));
+  ck_assert_double_eq(obj, -32);
+  ck_assert_str_eq(why, "");
+  /* Within the 1e-6 integrality tolerance: still feasible, counted as 1. */
+  x[4] = 1 - 5e-7;
+  ck_assert(kr_milp_point_feasible(m, x, &obj, NULL, 0));
+  ck_assert_double_eq(obj, -32);
+  /* Fractional binary. */
+  x[4] = 0.5;
+  ck_assert(!kr_milp_point_feasible(m, x, &obj, why, sizeof why));
+  ck_assert_msg(strstr(why, "integer column 'item4'"), "%s", why);
+  /* Outside its bounds. */
+  x[4] = 2;
+  ck_assert(!kr_milp_point_feasible(m, x, NULL, why, sizeof why));
+  ck_assert_msg(strstr(why, "'item4'") && strstr(why, "bounds"), "%s", why);
+  /* The capacity row: add items 1, 6 (7 + 5): 28 > 25. */
+  x[4] = 1;
+  x[1] = x[6] = 1;
+  ck_assert(!kr_milp_point_feasible(m, x, NULL, why, sizeof why));
+  ck_assert_msg(strstr(why, "row 'capacity' = 28"), "%s", why);
+  /* The cover row: nothing of items 0..2. */
+  memset(x, 0, sizeof x);
+  x[4] = 1;
+  ck_assert(!kr_milp_point_feasible(m, x, NULL, why, sizeof why));
+  ck_assert_msg(strstr(why, "row 'cover' = 0"), "%s", why);
+  /* Not finite. */
+  x[0] = NAN;
+  ck_assert(!kr_milp_point_feasible(m, x, NULL, why, sizeof why));
+  ck_assert_msg(strstr(why, "'item0' is nan"), "%s", why);
+  ck_assert_uint_eq(num_errors, 0);
+  /* And what CBC returns for this problem passes the check. */
+  kr_milp_result r;
+  ck_assert_int_eq(kr_milp_solve(m, NULL, &r), KR_SUCCESS);
+  ck_assert_int_eq(r.status, KR_MILP_OPTIMAL);
+  ck_assert(kr_milp_point_feasible(m, r.values, &obj, NULL, 0));
+  ck_assert_double_eq(obj, r.objective);
+  kr_milp_destroy(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("milp");
   TCase *tc = tcase_create("core");
@@ -488,6 +565,8 @@ int main(void) {
   tcase_add_test(tc, quiet_stdout);
   tcase_add_test(tc, lp_dump);
   tcase_add_test(tc, errors);
+  tcase_add_test(tc, huge_values_rejected);
+  tcase_add_test(tc, point_feasibility);
   suite_add_tcase(s, tc);
   return unit_run_suite(s);
 }

@@ -610,6 +610,43 @@ START_TEST(canonical_hash) {
 }
 END_TEST
 
+/* Attributes hash by their effective value: keepdims = 1 written out (in either integer type)
+ * is the schema default of prim.reduce_sum (dialects/prim/ops.def, keepdims:i=1), so it hashes
+ * like an absent keepdims; keepdims = 0 does not.  Nodes 0/1, 2/3, 4/5 and 6/7 are four copies
+ * of reduce_sum -> exp differing only in how keepdims is written. */
+static const char *defaults_text =
+    "func.func @f(%x: tensor<4x8xf32>) -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4xf32>) {\n"
+    "  %a1 = \"prim.reduce_sum\"(%x) {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>\n"
+    "  %b1 = \"prim.exp\"(%a1) : (tensor<4x1xf32>) -> tensor<4x1xf32>\n"
+    "  %a2 = \"prim.reduce_sum\"(%x) {axes = array<i64: 1>, keepdims = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xf32>\n"
+    "  %b2 = \"prim.exp\"(%a2) : (tensor<4x1xf32>) -> tensor<4x1xf32>\n"
+    "  %a3 = \"prim.reduce_sum\"(%x) {keepdims = 1 : i32, axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>\n"
+    "  %b3 = \"prim.exp\"(%a3) : (tensor<4x1xf32>) -> tensor<4x1xf32>\n"
+    "  %a4 = \"prim.reduce_sum\"(%x) {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<4x8xf32>) -> tensor<4xf32>\n"
+    "  %b4 = \"prim.exp\"(%a4) : (tensor<4xf32>) -> tensor<4xf32>\n"
+    "  return %b1, %b2, %b3, %b4 : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4xf32>\n"
+    "}\n";
+
+START_TEST(canonical_hash_attribute_defaults) {
+  kr_orch_graph g;
+  kr_vec v = {0};
+  bool trunc;
+  ck_assert_int_eq(kr_orch_graph_build(parse(defaults_text), 128, &g), KR_SUCCESS);
+  ck_assert_uint_eq(g.num_regions, 1);
+  enumerate(&g, 0, 16, 20000, &v, &trunc);
+  ck_assert(hash_of(&v, SET(0)) == hash_of(&v, SET(2)));
+  ck_assert(hash_of(&v, SET(0)) == hash_of(&v, SET(4)));
+  ck_assert(hash_of(&v, SET(0, 1)) == hash_of(&v, SET(2, 3)));
+  ck_assert(hash_of(&v, SET(0, 1)) == hash_of(&v, SET(4, 5)));
+  ck_assert(hash_of(&v, SET(1)) == hash_of(&v, SET(3)));
+  /* keepdims = 0: another attribute value (and another result type). */
+  ck_assert(hash_of(&v, SET(0)) != hash_of(&v, SET(6)));
+  ck_assert(hash_of(&v, SET(0, 1)) != hash_of(&v, SET(6, 7)));
+  kr_orch_graph_free(&g);
+  kr_vec_free(&v);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------------------------------
  * Inputs and cost. */
 static const char *cost_text =
@@ -703,6 +740,7 @@ int main(void) {
   tcase_add_test(tc, reduction_domain);
   tcase_add_test(tc, linear_contract);
   tcase_add_test(tc, canonical_hash);
+  tcase_add_test(tc, canonical_hash_attribute_defaults);
   tcase_add_test(tc, inputs_and_cost);
   suite_add_tcase(s, tc);
   return unit_run_suite(s);

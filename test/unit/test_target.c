@@ -239,6 +239,36 @@ START_TEST(file_targets_and_their_errors) {
 }
 END_TEST
 
+/* Implausible figures are errors (they used to reach CBC as costs of 1e30 us and abort it):
+ * each field has a plausible range, docs/Targets.md.  Line 7 is dram_bandwidth_gbs. */
+START_TEST(file_target_ranges) {
+  kr_target t;
+  const char *p = write_file("bw.xml", target_text(NULL, "dram_bandwidth_gbs", "1e-25", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_FAILURE);
+  char want_loc[600];
+  snprintf(want_loc, sizeof want_loc, "%s:7:", p);
+  expect_error(want_loc, "<dram_bandwidth_gbs> = 1e-25 is outside its plausible range [1, 1e+06]");
+  p = write_file("launch.xml", target_text(NULL, "launch_overhead_us", "1e30", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_FAILURE);
+  expect_error("<launch_overhead_us> = 1e+30 is outside its plausible range [0, 10000]", NULL);
+  p = write_file("tflops.xml", target_text(NULL, "peak_fp32_tflops", "1e-4", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_FAILURE);
+  expect_error("<peak_fp32_tflops> = 0.0001 is outside its plausible range", NULL);
+  p = write_file("sms.xml", target_text(NULL, "sm_count", "1000000", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_FAILURE);
+  expect_error("<sm_count> = 1000000 is outside its plausible range [1, 100000]", NULL);
+  p = write_file("warp.xml", target_text(NULL, "warp_size", "2048", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_FAILURE);
+  expect_error("<warp_size> = 2048 is outside its plausible range [1, 1024]", NULL);
+  /* The ends of a range are inside it. */
+  p = write_file("edge.xml", target_text(NULL, "dram_bandwidth_gbs", "1", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_SUCCESS);
+  p = write_file("edge2.xml", target_text(NULL, "launch_overhead_us", "1e4", NULL));
+  ck_assert_int_eq(kr_target_load(ctx, p, NULL, &t), KR_SUCCESS);
+  ck_assert_uint_eq(num_errors, 0);
+}
+END_TEST
+
 START_TEST(module_attribute_round_trip) {
   static const char src[] = "module {\n}\n";
   kr_op *m = kr_parse_source(ctx, "m.kir", src, sizeof src - 1, true);
@@ -262,6 +292,20 @@ START_TEST(module_attribute_round_trip) {
   kr_target_set_module(m, p);
   ck_assert_int_eq(kr_target_of_module(m, &t), KR_SUCCESS);
   ck_assert_str_eq(t.name, "mygpu");
+  /* A relative path is stored absolute, so it still resolves from another directory. */
+  char cwd[1024];
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+  ck_assert_int_eq(chdir(dir), 0);
+  kr_target_set_module(m, "./mine.xml");
+  ck_assert_int_eq(chdir("/"), 0);
+  a = kr_op_get_attr(m, KR_TARGET_ATTR);
+  char *abs = realpath(p, NULL);
+  ck_assert_ptr_nonnull(abs);
+  ck_assert_str_eq(a->u.string.str, abs);
+  free(abs);
+  ck_assert_int_eq(kr_target_of_module(m, &t), KR_SUCCESS);
+  ck_assert_str_eq(t.name, "mygpu");
+  ck_assert_int_eq(chdir(cwd), 0);
   /* Errors: an unknown name, a non-string attribute. */
   kr_target_set_module(m, "tpu");
   ck_assert_int_eq(kr_target_of_module(m, &t), KR_FAILURE);
@@ -378,6 +422,18 @@ START_TEST(profile_corrupt_files) {
   snprintf(buf, sizeof buf, "%s  <kernel target=\"h200\" hash=\"0000000000000001\" time_us=\"0\"/>\n</korch-profile>\n",
            head);
   expect_corrupt("zero.xml", buf, 2, "bad time_us '0'");
+  /* More than 1e9 us (1000 s) for one kernel is no measurement (and 1e30 aborted CBC). */
+  snprintf(buf, sizeof buf,
+           "%s  <kernel target=\"h200\" hash=\"0000000000000001\" time_us=\"1e30\"/>\n</korch-profile>\n", head);
+  expect_corrupt("huge.xml", buf, 2, "bad time_us '1e30' (more than 1e+09 us");
+  snprintf(buf, sizeof buf,
+           "%s  <kernel target=\"h200\" hash=\"0000000000000001\" time_us=\"1e9\"/>\n</korch-profile>\n", head);
+  {
+    kr_profile_db db = {0};
+    ck_assert_int_eq(kr_profile_db_load(ctx, write_file("edge.xml", buf), NULL, &db), KR_SUCCESS);
+    ck_assert_double_eq(kr_profile_db_lookup(&db, "h200", 1), 1e9);
+    kr_profile_db_free(&db);
+  }
   snprintf(buf, sizeof buf, "%s  <kernel target=\"h200\" hash=\"0000000000000001\"/>\n</korch-profile>\n", head);
   expect_corrupt("notime.xml", buf, 2, "lacks the attribute 'time_us'");
   snprintf(buf, sizeof buf,
@@ -478,6 +534,7 @@ int main(void) {
   tcase_add_test(tc, builtins_load_with_vendor_figures);
   tcase_add_test(tc, unknown_name_lists_builtins);
   tcase_add_test(tc, file_targets_and_their_errors);
+  tcase_add_test(tc, file_target_ranges);
   tcase_add_test(tc, module_attribute_round_trip);
   tcase_add_test(tc, profile_record_load_lookup_replace);
   tcase_add_test(tc, profile_corrupt_files);

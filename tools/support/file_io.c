@@ -1,4 +1,5 @@
-/* tools/support/file_io.c - whole-file input and atomic output (temporary file + rename). */
+/* tools/support/file_io.c - whole-file input, and the tools' messages around the library's atomic
+ * output files (korch/file.h). */
 #include "file_io.h"
 
 #include <errno.h>
@@ -62,104 +63,30 @@ char *kr_tool_read_file(const char *tool, const char *path, size_t *len) {
 }
 
 bool kr_tool_output_open(kr_tool_output *out, const char *tool, const char *path) {
-  memset(out, 0, sizeof *out);
-  if (!path || strcmp(path, "-") == 0) {
-    out->file = stdout;
-    return true;
-  }
-  /* Through a symlink, replace the file it points to, not the link. */
-  char *resolved = NULL;
-  struct stat st;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) resolved = realpath(path, NULL);
-  const char *target = resolved ? resolved : path;
-  /* Devices, FIFOs (/dev/null, /dev/stdout, a pipe) cannot be replaced by rename(), and must not
-   * be: write to them directly. */
-  if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-    out->file = fopen(target, "wb");
-    if (!out->file) fprintf(stderr, "%s: cannot open '%s': %s\n", tool, path, strerror(errno));
-    free(resolved);
-    return out->file != NULL;
-  }
-  size_t n = strlen(target);
-  out->path = malloc(n + 1);
-  out->tmp_path = malloc(n + sizeof ".tmpXXXXXX");
-  if (!out->path || !out->tmp_path) {
+  int err = kr_file_output_open(out, path);
+  if (err == 0) return true;
+  const char *failed = kr_file_output_failed_path(out);
+  if (err == ENOMEM && !failed)
     fprintf(stderr, "%s: out of memory\n", tool);
-    free(resolved);
-    free(out->tmp_path);
-    out->tmp_path = NULL;
-    kr_tool_output_abort(out);
-    return false;
-  }
-  memcpy(out->path, target, n + 1);
-  memcpy(out->tmp_path, target, n);
-  memcpy(out->tmp_path + n, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
-  free(resolved);
-  /* Same directory as the target so that rename() is atomic (no cross-filesystem copy). */
-  int fd = mkstemp(out->tmp_path);
-  if (fd < 0) {
-    fprintf(stderr, "%s: cannot create '%s': %s\n", tool, out->tmp_path, strerror(errno));
-    free(out->tmp_path);
-    out->tmp_path = NULL;
-    kr_tool_output_abort(out);
-    return false;
-  }
-  /* mkstemp creates 0600; give the result the permissions a plain fopen would (0666 & ~umask),
-   * or those of the file it replaces. */
-  mode_t mask = umask(0);
-  umask(mask);
-  mode_t mode = stat(out->path, &st) == 0 ? (st.st_mode & 07777) : (0666 & ~mask);
-  (void)fchmod(fd, mode);
-  out->file = fdopen(fd, "wb");
-  if (!out->file) {
-    fprintf(stderr, "%s: cannot open '%s': %s\n", tool, out->tmp_path, strerror(errno));
-    close(fd);
-    kr_tool_output_abort(out);
-    return false;
-  }
-  return true;
-}
-
-static void output_release(kr_tool_output *out) {
-  free(out->path);
-  free(out->tmp_path);
-  out->path = out->tmp_path = NULL;
-  out->file = NULL;
+  else /* the temporary file could not be created, or the file itself not opened */
+    fprintf(stderr, "%s: cannot %s '%s': %s\n", tool, out->tmp_path ? "create" : "open", failed ? failed : path,
+            strerror(err));
+  kr_file_output_abort(out);
+  return false;
 }
 
 bool kr_tool_output_commit(kr_tool_output *out, const char *tool) {
   if (!out->file) return false;
-  if (!out->tmp_path) {   /* stdout or a device/FIFO written in place */
-    bool ok = fflush(out->file) == 0 && !ferror(out->file);
-    if (out->file != stdout && fclose(out->file) != 0) ok = false;
-    if (!ok) fprintf(stderr, "%s: error writing the output\n", tool);
-    output_release(out);
-    return ok;
-  }
-  bool ok = fflush(out->file) == 0 && !ferror(out->file);
-  int err = errno;
-  if (fclose(out->file) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  out->file = NULL;
-  if (ok && rename(out->tmp_path, out->path) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    fprintf(stderr, "%s: cannot write '%s': %s\n", tool, out->path, strerror(err));
-    unlink(out->tmp_path);
-  }
-  output_release(out);
-  return ok;
+  bool in_place = out->tmp_path == NULL;
+  int err = kr_file_output_commit(out, false);
+  if (err == 0) return true;
+  const char *failed = kr_file_output_failed_path(out);
+  if (in_place || !failed)
+    fprintf(stderr, "%s: error writing the output\n", tool);
+  else
+    fprintf(stderr, "%s: cannot write '%s': %s\n", tool, failed, strerror(err));
+  kr_file_output_abort(out);
+  return false;
 }
 
-void kr_tool_output_abort(kr_tool_output *out) {
-  if (out->file) {
-    if (out->file != stdout) fclose(out->file);
-    else fflush(out->file);
-  }
-  if (out->tmp_path) unlink(out->tmp_path);
-  output_release(out);
-}
+void kr_tool_output_abort(kr_tool_output *out) { kr_file_output_abort(out); }
