@@ -217,7 +217,7 @@ static kr_value pad_reflect(kr_fission *f, kr_value x, const int64_t *pads) {
   unsigned r = fx_rank(x);
   int64_t dims[KR_OP_MAX_RANK];
   bool simple = true;
-  memcpy(dims, fx_dims(x), r * sizeof *dims);
+  if (r) memcpy(dims, fx_dims(x), r * sizeof *dims);
   for (unsigned i = 0; i < 2 * r; i++)
     if (pads[i] > 0 && pads[i] >= dims[i % r]) simple = false;
   if (simple) return fx_pad(f, x, pads, NULL, "reflect", NULL);

@@ -157,7 +157,8 @@ static kr_status rctx_init(rctx *c, const kr_orch_graph *g, unsigned r) {
 /* ---------------------------------------------------------------------------------------------
  * The schedulability contract (docs/Orchestration.md). */
 static bool dims_eq(kr_type t, const int64_t *dims, unsigned rank) {
-  return t && t->u.shaped.rank == rank && !memcmp(t->u.shaped.dims, dims, rank * sizeof *dims);
+  /* Rank 0 has no dims array (NULL): memcmp may not see it, even for 0 bytes. */
+  return t && t->u.shaped.rank == rank && (!rank || !memcmp(t->u.shaped.dims, dims, rank * sizeof *dims));
 }
 static bool same_shape(kr_type a, kr_type b) { return dims_eq(a, b->u.shaped.dims, b->u.shaped.rank); }
 /* Equal shapes once the dims of size 1 are dropped ([64,1] ~ [1,64,1]): the same elements in the

@@ -493,7 +493,7 @@ done:
 static kr_status copy_plan(const kr_orch_plan *from, kr_orch_plan *to, kr_context *ctx, kr_attr loc) {
   to->chosen = malloc((from->num_chosen + 1) * sizeof *to->chosen);
   if (!to->chosen) return kr_emit_error(ctx, loc, "orchestration: out of memory");
-  memcpy(to->chosen, from->chosen, from->num_chosen * sizeof *to->chosen);
+  if (from->num_chosen) memcpy(to->chosen, from->chosen, from->num_chosen * sizeof *to->chosen);
   to->num_chosen = from->num_chosen;
   to->cost_us = from->cost_us;
   return KR_SUCCESS;
