@@ -53,9 +53,8 @@ kr_status kr_prim_eval_reduce_prod(kr_op *op, kr_tensor *const *ins, kr_tensor *
 }
 
 /* ArgMax/ArgMin-13: `axis`, `select_last_index` as the op's attributes (keepdims only shapes the
- * result).  The op-level kernel keeps the first element as the running extreme and replaces it
- * only by a strictly greater (smaller) one, or an equal one with select_last_index: a NaN wins
- * only in the first position. */
+ * result), through the op-level kernel: the first (with select_last_index the last) extreme, a
+ * NaN counting as the extreme (numpy's argmax). */
 kr_status kr_prim_eval_arg_max(kr_op *op, kr_tensor *const *ins, kr_tensor *const *outs) {
   return kr_eval_arg_max(op, ins, outs);
 }

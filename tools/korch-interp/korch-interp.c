@@ -19,6 +19,7 @@
 #include "korch/op.h"
 #include "support/file_io.h"
 #include "support/npy.h"
+#include "support/type_text.h"
 #ifdef KORCH_INTERP_HAVE_ONNX
 #include "korch/onnx.h"
 #endif
@@ -238,17 +239,6 @@ static const char *describe(kr_op *func, const char *which, unsigned i, char *bu
   return buf;
 }
 
-static char *type_str(kr_type t) {
-  kr_ostream os;
-  kr_ostream_init_mem(&os);
-  if (t)
-    kr_type_print(&os, t);
-  else
-    kr_ostream_puts(&os, "?");
-  char *s = strdup(kr_ostream_str(&os));
-  kr_ostream_close(&os);
-  return s;
-}
 
 /* Resolves each entry's name among `count` arguments/results; reports unknown and repeated ones. */
 static bool resolve(kr_op *func, const char *which, const char *kind, const char *flag, unsigned count, kr_vec *v) {
@@ -337,7 +327,7 @@ static const char *mismatch_kind(kr_type want, kr_type got) {
  * Printing and comparing results. */
 
 static void print_tensor(FILE *f, const char *label, const kr_tensor *t) {
-  char *ts = type_str(t->type);
+  char *ts = kr_tool_type_text(t->type);
   fprintf(f, "%s: %s = [", label, ts);
   free(ts);
   kr_type e = kr_tensor_elem(t);
@@ -458,7 +448,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
   for (size_t k = 0; k < inputs->len; k++) have[KR_VEC_AT(inputs, named_file, k).index] = true;
   for (unsigned i = 0; i < nin; i++) {
     if (have[i]) continue;
-    char *ts = type_str(fty->u.func.inputs[i]);
+    char *ts = kr_tool_type_text(fty->u.func.inputs[i]);
     const char *n = onnx_name(func, "arg_attrs", i);
     char spell[160];
     if (n)
@@ -480,7 +470,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     }
     kr_type want = fty->u.func.inputs[nf->index];
     if (!same_type(want, t->type)) {
-      char *w = type_str(want), *g = type_str(t->type);
+      char *w = kr_tool_type_text(want), *g = kr_tool_type_text(t->type);
       tool_error("input %s from '%s': %s mismatch: expected %s, got %s",
                  describe(func, "arg_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, t->type), w, g);
       free(w);
@@ -496,7 +486,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     }
     kr_type want = fty->u.func.results[nf->index];
     if (!same_type(want, ref[k].type)) {
-      char *w = type_str(want), *g = type_str(ref[k].type);
+      char *w = kr_tool_type_text(want), *g = kr_tool_type_text(ref[k].type);
       tool_error("--expect for output %s from '%s': %s mismatch: the result has type %s, the reference %s",
                  describe(func, "res_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, ref[k].type), w, g);
       free(w);
