@@ -119,5 +119,7 @@ extern const kr_pass_def kr_prim_reduce_as_matvec_pass;
 extern const kr_pass_def kr_prim_normalize_after_matmul_pass;
 /* passes/orchestrate/orchestrate.c: kernel orchestration (docs/Orchestration.md). */
 extern const kr_pass_def kr_orchestrate_pass;
+extern const kr_pass_def kr_schedule_pass;            /* passes/schedule/schedule.c */
+extern const kr_pass_def kr_lower_task_mappings_pass; /* passes/schedule/lower_task_mappings.c */
 
 #endif

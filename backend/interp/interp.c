@@ -328,3 +328,15 @@ kr_status kr_interp_run(kr_op *func, const kr_tensor *inputs, unsigned num_input
                         unsigned num_outputs) {
   return run(func, inputs, num_inputs, outputs, num_outputs, 0);
 }
+
+/* STUB until the SIMT interpreter lands (backend/interp/simt*.c). */
+kr_interp_options kr_interp_default_options(void) {
+  kr_interp_options o = {.simt_checks = true, .simt_seed = 1};
+  return o;
+}
+
+kr_status kr_interp_run_with(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
+                             unsigned num_outputs, const kr_interp_options *options) {
+  (void)options;
+  return kr_interp_run(func, inputs, num_inputs, outputs, num_outputs);
+}

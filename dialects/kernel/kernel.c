@@ -15,6 +15,11 @@
 #include "korch/kernel.h"
 #include "korch/prim.h"
 
+kr_type kr_kernel_parse_type(kr_asm_parser *p, kr_context *ctx);
+void kr_kernel_print_type(kr_asm_printer *p, kr_type t);
+kr_attr kr_kernel_parse_attr(kr_asm_parser *p, kr_context *ctx);
+void kr_kernel_print_attr(kr_asm_printer *p, kr_attr a);
+
 #define KR_OP KR_OP_DECLARE_HOOKS
 #include "dialects/func/ops.def" /* the func hooks this dialect reuses */
 #include "ops.def"
@@ -105,6 +110,8 @@ kr_status kr_kernel_launch_verify(kr_op *op) {
   return kr_func_call_verify(op);
 }
 
+bool kr_kernel_is_scheduled(kr_op *func) { return kr_op_get_attr(func, KR_KERNEL_ATTR_BLOCK) != NULL; }
+
 static const kr_op_def kernel_ops[] = {
 #define KR_OP KR_OP_TABLE_ROW
 #include "ops.def"
@@ -116,6 +123,10 @@ static const kr_dialect_def kernel_dialect = {
     .summary = "kernel level: kernels of primitives and their launches (Korch's orchestration output)",
     .ops = kernel_ops,
     .num_ops = KR_ARRAY_SIZE(kernel_ops),
+    .parse_type = kr_kernel_parse_type,  /* !kernel.buffer (simt_asm.c) */
+    .print_type = kr_kernel_print_type,
+    .parse_attr = kr_kernel_parse_attr,  /* #kernel.task (task_mapping_asm.c) */
+    .print_attr = kr_kernel_print_attr,
 };
 
 kr_status kr_register_kernel_dialect(kr_context *ctx) { return kr_context_register_dialect(ctx, &kernel_dialect); }

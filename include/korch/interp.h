@@ -80,6 +80,44 @@ kr_status kr_interp_eval_op(kr_op *op, kr_tensor *const *ins, kr_tensor *outs);
 kr_status kr_interp_run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
                         unsigned num_outputs);
 
+/* ---------------------------------------------------------------------------------------------
+ * Scheduled kernels (korch/kernel.h kr_kernel_is_scheduled) run on a CPU model of the GPU
+ * (backend/interp/simt*.c, docs/Interpreter.md "SIMT"): blocks one by one; within a block each
+ * thread runs until a barrier, a warp shuffle or its end, then the next thread.  With `checks`,
+ * the threads of a block run in a seeded shuffled order between two barriers, and shared-memory
+ * races (read-after-write, write-after-read, write-after-write by different threads between two
+ * barriers) are errors.  Always checked: out-of-bounds buffer indices, misaligned vector
+ * accesses, stores into input buffers, a barrier or shuffle not reached by every thread that
+ * must reach it.  Errors are reported at the offending op with the block and thread. */
+typedef struct kr_simt_kernel_stats {
+  const char *kernel;        /* kernel.func name (owned by the context) */
+  const char *template_name; /* korch.template or "" */
+  int64_t launches;
+  int64_t global_accesses;   /* warp-level global load/store instructions */
+  int64_t global_sectors;    /* 32-byte sectors those touched */
+  int64_t global_min_sectors;/* the minimum for the bytes the active lanes asked for */
+  int64_t shared_accesses;   /* warp-level shared load/store instructions */
+  int64_t shared_wavefronts; /* wavefronts (bank-conflict replays included) */
+  int64_t shared_min_wavefronts;
+  int64_t inner_shared_accesses, inner_shared_conflicts; /* in the innermost loops only (matmul) */
+} kr_simt_kernel_stats;
+
+typedef struct kr_interp_options {
+  bool simt_checks;          /* shuffled thread order + race detection (default true) */
+  uint64_t simt_seed;        /* seed of the shuffled order (default 1) */
+  bool memory_report;        /* collect kr_simt_kernel_stats (slower) */
+  /* Filled when memory_report: one entry per distinct kernel.func launched, malloc'd; the
+   * caller frees *stats. */
+  kr_simt_kernel_stats **stats;
+  unsigned *num_stats;
+} kr_interp_options;
+
+/* The defaults above. */
+kr_interp_options kr_interp_default_options(void);
+/* kr_interp_run with options (kr_interp_run uses the defaults). */
+kr_status kr_interp_run_with(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
+                             unsigned num_outputs, const kr_interp_options *options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,5 @@
+/* passes/schedule/reduction.c - STUB: owned by a template helper. */
+#include "korch/diag.h"
+#include "passes/schedule/schedule.h"
+
+kr_status ks_schedule_reduction(ks_kernel *k) { return kr_op_emit_error(k->func, "schedule: the reduction template is not built yet"); }
