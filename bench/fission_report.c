@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bench/bench_models.h"
+#include "support/flag_value.h"
 #include "korch/korch.h"
 #include "korch/prim.h"
 
@@ -96,15 +97,11 @@ int main(int argc, char **argv) {
   char **files = calloc((size_t)argc + 1, sizeof *files);
   unsigned nfiles = 0;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--pipeline") && i + 1 < argc)
-      pipeline = argv[++i];
-    else if (!strncmp(a, "--pipeline=", 11))
-      pipeline = a + 11;
-    else if (!strcmp(a, "--models") && i + 1 < argc)
-      dir = argv[++i];
-    else if (!strncmp(a, "--models=", 9))
-      dir = a + 9;
+    const char *a = argv[i], *v;
+    if (kr_tool_flag_value(argc, argv, &i, "--pipeline", &v) && v)
+      pipeline = v;
+    else if (kr_tool_flag_value(argc, argv, &i, "--models", &v) && v)
+      dir = v;
     else if (!strcmp(a, "-v"))
       verbose = true;
     else if (a[0] == '-') {

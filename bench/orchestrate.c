@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench/bench_models.h"
+#include "support/flag_value.h"
 #include "korch/korch.h"
 
 #define DEFAULT_PIPELINE "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse"
@@ -220,23 +221,15 @@ int main(int argc, char **argv) {
   char **files = calloc((size_t)argc + 1, sizeof *files);
   unsigned nfiles = 0;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--pipeline") && i + 1 < argc)
-      pipeline = argv[++i];
-    else if (!strncmp(a, "--pipeline=", 11))
-      pipeline = a + 11;
-    else if (!strcmp(a, "--models") && i + 1 < argc)
-      dir = argv[++i];
-    else if (!strncmp(a, "--models=", 9))
-      dir = a + 9;
-    else if (!strcmp(a, "--options") && i + 1 < argc)
-      extra = argv[++i];
-    else if (!strncmp(a, "--options=", 10))
-      extra = a + 10;
-    else if (!strcmp(a, "--repeat") && i + 1 < argc)
-      repeat = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strncmp(a, "--repeat=", 9))
-      repeat = (unsigned)strtoul(a + 9, NULL, 10);
+    const char *a = argv[i], *v;
+    if (kr_tool_flag_value(argc, argv, &i, "--pipeline", &v) && v)
+      pipeline = v;
+    else if (kr_tool_flag_value(argc, argv, &i, "--models", &v) && v)
+      dir = v;
+    else if (kr_tool_flag_value(argc, argv, &i, "--options", &v) && v)
+      extra = v;
+    else if (kr_tool_flag_value(argc, argv, &i, "--repeat", &v) && v)
+      repeat = (unsigned)strtoul(v, NULL, 10);
     else if (!strcmp(a, "--regions"))
       regions = true;
     else if (!strcmp(a, "-v"))

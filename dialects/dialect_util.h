@@ -2,12 +2,8 @@
 #ifndef KORCH_DIALECTS_DIALECT_UTIL_H
 #define KORCH_DIALECTS_DIALECT_UTIL_H
 
+#include "korch/asm.h" /* kr_type_to_cstr, kr_attr_to_cstr */
 #include "korch/ir.h"
-
-/* The text of a type or attribute (as the printer writes it) for use in a diagnostic.  The
- * string is malloc'd and owned by the caller (free it).  Never NULL. */
-char *kr_type_to_cstr(kr_type t);
-char *kr_attr_to_cstr(kr_attr a);
 
 /* Whether `name` (an attribute name) has a dialect prefix: a '.' after a non-empty first part,
  * as MLIR requires for discardable attributes on builtin.module. */

@@ -48,6 +48,11 @@ void kr_op_print(kr_op *op, kr_ostream *os, const kr_print_flags *flags);
 void kr_op_print_in_context(kr_op *op, kr_ostream *os, const kr_print_flags *flags);
 void kr_type_print(kr_ostream *os, kr_type t);
 void kr_attr_print(kr_ostream *os, kr_attr a);
+/* The text of a type or attribute, as kr_type_print / kr_attr_print write it, for messages: a
+ * malloc'd string the caller frees; never NULL (a NULL type or attribute gives "<<NULL TYPE>>" /
+ * "<<NULL ATTRIBUTE>>"; out of memory aborts, the arenas' policy). */
+char *kr_type_to_cstr(kr_type t);
+char *kr_attr_to_cstr(kr_attr a);
 
 /* Verifies `op` and everything nested: operand/result/region counts and traits of registered
  * ops, each op's verify hook, terminators, successors, dominance of SSA values across blocks and

@@ -48,6 +48,7 @@
 #include "korch/op.h"
 #include "korch/pass.h"
 #include "korch/prim.h"
+#include "support/flag_value.h"
 
 #ifndef KORCH_CONFORMANCE_LIST
 #define KORCH_CONFORMANCE_LIST "../shared/conformance/onnx-node-tests.txt"
@@ -168,18 +169,6 @@ static void first_line(capture *c, const char *dir, char *out, size_t cap) {
   if (!k) snprintf(out, cap, "failed without a diagnostic");
 }
 
-static char *type_str(kr_type t) {
-  kr_ostream os;
-  kr_ostream_init_mem(&os);
-  if (t)
-    kr_type_print(&os, t);
-  else
-    kr_ostream_puts(&os, "?");
-  char *s = strdup(kr_ostream_str(&os));
-  kr_ostream_close(&os);
-  return s;
-}
-
 static bool same_type(kr_type a, kr_type b) {
   if (a == b) return true;
   if (!a || !b || a->kind != KR_TYPE_TENSOR || b->kind != KR_TYPE_TENSOR) return false;
@@ -192,7 +181,7 @@ static bool same_type(kr_type a, kr_type b) {
 /* Compares result y with reference r; fills `why` on a mismatch. */
 static bool compare(const options *o, unsigned k, const kr_tensor *y, const kr_tensor *r, char *why, size_t cap) {
   if (!same_type(y->type, r->type)) {
-    char *a = type_str(y->type), *b = type_str(r->type);
+    char *a = kr_type_to_cstr(y->type), *b = kr_type_to_cstr(r->type);
     snprintf(why, cap, "output #%u has type %s, expected %s", k, a, b);
     free(a);
     free(b);
@@ -519,19 +508,11 @@ static void usage(FILE *f) {
 /* Matches argv[*i] against `flag` as `flag VALUE` (consuming the next argument) or `flag=VALUE`;
  * sets *v.  A missing value exits with status 2. */
 static bool value_arg(int argc, char **argv, int *i, const char *flag, const char **v) {
-  const char *a = argv[*i];
-  size_t n = strlen(flag);
-  if (strncmp(a, flag, n)) return false;
-  if (a[n] == '=') {
-    *v = a + n + 1;
-    return true;
-  }
-  if (a[n]) return false;
-  if (*i + 1 >= argc) {
+  if (!kr_tool_flag_value(argc, argv, i, flag, v)) return false;
+  if (!*v) {
     fprintf(stderr, "onnx-conformance: %s needs a value\n", flag);
     exit(2);
   }
-  *v = argv[++*i];
   return true;
 }
 

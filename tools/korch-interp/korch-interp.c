@@ -19,7 +19,7 @@
 #include "korch/op.h"
 #include "support/file_io.h"
 #include "support/npy.h"
-#include "support/type_text.h"
+#include "korch/asm.h"
 #ifdef KORCH_INTERP_HAVE_ONNX
 #include "korch/onnx.h"
 #endif
@@ -65,6 +65,21 @@ static void print_help(FILE *f) {
              "  --scaled-tol T          pass criterion: scaled error <= T instead (NaN fails)\n"
              "  --print-outputs         prints every result's type and elements to stdout\n"
              "  --time                  prints the wall-clock time of the run in ms\n"
+             "  --simt-checks           scheduled kernels (kernel.launch of a kernel.func with\n"
+             "                          korch.block) run with race checks: the threads of a block\n"
+             "                          in a seeded shuffled order between barriers, and shared-\n"
+             "                          memory read-after-write, write-after-read and write-after-\n"
+             "                          write races between threads are errors (the default)\n"
+             "  --no-simt-checks        the fast mode: threads in order 0..n-1, no race shadow state\n"
+             "                          (out-of-bounds, misaligned vector accesses, stores into\n"
+             "                          inputs and barriers not reached by all threads are still\n"
+             "                          errors)\n"
+             "  --simt-seed N           seed of the shuffled thread order (default 1)\n"
+             "  --memory-report         prints per scheduled kernel: launches, global-access\n"
+             "                          efficiency (minimum 32-byte sectors / sectors touched per\n"
+             "                          warp-level access), shared-memory wavefronts against the\n"
+             "                          minimum (bank conflicts), and the conflicts of the accesses\n"
+             "                          in innermost kernel.for loops (docs/Interpreter.md \"SIMT\")\n"
              "  --help                  displays this text\n"
              "  --version               displays the version\n"
              "\n"
@@ -86,6 +101,8 @@ typedef struct options {
   kr_vec inputs, outputs, expects; /* named_file */
   double rtol, atol, scaled_tol;
   bool use_scaled, print_outputs, time, help, version;
+  bool simt_checks, memory_report;
+  uint64_t simt_seed;
 } options;
 
 static void options_free(options *o) {
@@ -129,6 +146,8 @@ static bool add_named(const char *flag, const char *value, kr_vec *v) {
 static bool parse_args(options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->rtol = 1e-4;
+  o->simt_checks = true;
+  o->simt_seed = 1;
   o->atol = 1e-5;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -149,7 +168,7 @@ static bool parse_args(options *o, int argc, char **argv) {
     flag[flen] = 0;
     bool takes_value = !strcmp(flag, "function") || !strcmp(flag, "input") || !strcmp(flag, "output") ||
                        !strcmp(flag, "expect") || !strcmp(flag, "rtol") || !strcmp(flag, "atol") ||
-                       !strcmp(flag, "scaled-tol");
+                       !strcmp(flag, "scaled-tol") || !strcmp(flag, "simt-seed");
     const char *value = NULL;
     if (takes_value) {
       if (eq)
@@ -172,6 +191,22 @@ static bool parse_args(options *o, int argc, char **argv) {
       o->print_outputs = true;
     else if (!strcmp(flag, "time"))
       o->time = true;
+    else if (!strcmp(flag, "simt-checks"))
+      o->simt_checks = true;
+    else if (!strcmp(flag, "no-simt-checks"))
+      o->simt_checks = false;
+    else if (!strcmp(flag, "memory-report"))
+      o->memory_report = true;
+    else if (!strcmp(flag, "simt-seed")) {
+      char *end;
+      errno = 0;
+      unsigned long long v = strtoull(value, &end, 0);
+      if (!*value || *end || errno || value[0] == '-') {
+        tool_error("--simt-seed expects a non-negative integer, got '%s'", value);
+        return false;
+      }
+      o->simt_seed = v;
+    }
     else if (!strcmp(flag, "function"))
       o->function = value;
     else if (!strcmp(flag, "input")) {
@@ -326,8 +361,19 @@ static const char *mismatch_kind(kr_type want, kr_type got) {
 /* ---------------------------------------------------------------------------------------------
  * Printing and comparing results. */
 
+/* One line per scheduled kernel (--memory-report). */
+static void print_memory_report(const kr_simt_kernel_stats *s) {
+  double eff = s->global_sectors ? 100.0 * (double)s->global_min_sectors / (double)s->global_sectors : 100.0;
+  printf("memory: @%s template=%s launches=%lld global: %.1f%% efficiency (%lld sectors, min %lld, %lld accesses) "
+         "shared: %lld wavefronts (min %lld, %lld accesses) inner-loop conflicts: %lld (%lld accesses)\n",
+         s->kernel, s->template_name[0] ? s->template_name : "-", (long long)s->launches, eff,
+         (long long)s->global_sectors, (long long)s->global_min_sectors, (long long)s->global_accesses,
+         (long long)s->shared_wavefronts, (long long)s->shared_min_wavefronts, (long long)s->shared_accesses,
+         (long long)s->inner_shared_conflicts, (long long)s->inner_shared_accesses);
+}
+
 static void print_tensor(FILE *f, const char *label, const kr_tensor *t) {
-  char *ts = kr_tool_type_text(t->type);
+  char *ts = kr_type_to_cstr(t->type);
   fprintf(f, "%s: %s = [", label, ts);
   free(ts);
   kr_type e = kr_tensor_elem(t);
@@ -448,7 +494,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
   for (size_t k = 0; k < inputs->len; k++) have[KR_VEC_AT(inputs, named_file, k).index] = true;
   for (unsigned i = 0; i < nin; i++) {
     if (have[i]) continue;
-    char *ts = kr_tool_type_text(fty->u.func.inputs[i]);
+    char *ts = kr_type_to_cstr(fty->u.func.inputs[i]);
     const char *n = onnx_name(func, "arg_attrs", i);
     char spell[160];
     if (n)
@@ -470,7 +516,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     }
     kr_type want = fty->u.func.inputs[nf->index];
     if (!same_type(want, t->type)) {
-      char *w = kr_tool_type_text(want), *g = kr_tool_type_text(t->type);
+      char *w = kr_type_to_cstr(want), *g = kr_type_to_cstr(t->type);
       tool_error("input %s from '%s': %s mismatch: expected %s, got %s",
                  describe(func, "arg_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, t->type), w, g);
       free(w);
@@ -486,7 +532,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
     }
     kr_type want = fty->u.func.results[nf->index];
     if (!same_type(want, ref[k].type)) {
-      char *w = kr_tool_type_text(want), *g = kr_tool_type_text(ref[k].type);
+      char *w = kr_type_to_cstr(want), *g = kr_type_to_cstr(ref[k].type);
       tool_error("--expect for output %s from '%s': %s mismatch: the result has type %s, the reference %s",
                  describe(func, "res_attrs", nf->index, d, sizeof d), nf->path, mismatch_kind(want, ref[k].type), w, g);
       free(w);
@@ -497,10 +543,23 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
   if (!ok) goto done;
 
   double t0 = now_ms();
-  kr_status st = kr_interp_run(func, in, nin, out, nout);
+  kr_interp_options io = kr_interp_default_options();
+  io.simt_checks = o->simt_checks;
+  io.simt_seed = o->simt_seed;
+  io.memory_report = o->memory_report;
+  kr_simt_kernel_stats *stats = NULL;
+  unsigned num_stats = 0;
+  io.stats = &stats;
+  io.num_stats = &num_stats;
+  kr_status st = kr_interp_run_with(func, in, nin, out, nout, &io);
   double t1 = now_ms();
-  if (st) goto done;
+  if (st) {
+    free(stats);
+    goto done;
+  }
   if (o->time) printf("time: %.3f ms\n", t1 - t0);
+  for (unsigned k = 0; k < num_stats; k++) print_memory_report(&stats[k]);
+  free(stats);
 
   if (o->print_outputs)
     for (unsigned i = 0; i < nout; i++) {

@@ -19,6 +19,7 @@
 #include "korch/onnx.h"
 #include "korch/op.h"
 #include "support/file_io.h"
+#include "support/flag_value.h"
 #include "support/npy.h"
 
 static const char *const TOOL = "korch-translate";
@@ -118,15 +119,11 @@ fail:
   return false;
 }
 
-/* Option values: `--flag value` or `--flag=value`. */
+/* Option values: `--flag value` or `--flag=value`; "" when the value is missing (each use then
+ * reports its expected form). */
 static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
-  const char *a = argv[*i];
-  size_t n = strlen(flag);
-  if (strncmp(a, flag, n)) return NULL;
-  if (a[n] == '=') return a + n + 1;
-  if (a[n]) return NULL;
-  if (*i + 1 >= argc) return "";
-  return argv[++*i];
+  const char *v;
+  return kr_tool_flag_value(argc, argv, i, flag, &v) ? (v ? v : "") : NULL;
 }
 
 static void free_options(options *o) {

@@ -1,6 +1,5 @@
 /* tools/support/numerics.c - the numerics guard (see numerics.h). */
 #include "support/numerics.h"
-#include "support/type_text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,7 +47,7 @@ static kr_status make_inputs(kr_op *func, const char *name, kr_type fty, uint64_
     bool fl = e && kr_type_is_float(e);
     bool in = e && (e->kind == KR_TYPE_INTEGER || e->kind == KR_TYPE_INDEX);
     if (!e || !kr_type_has_static_shape(t) || (!fl && !in) || KR_FAILED(kr_tensor_alloc(&args[i], t))) {
-      char *ts = kr_tool_type_text(t);
+      char *ts = kr_type_to_cstr(t);
       kr_op_emit_error(func, "cannot check numerics of %s: argument #%u has type %s (random inputs need a "
                        "statically shaped tensor of floats or integers)", name, i, ts);
       free(ts);
@@ -85,7 +84,7 @@ static double element_excess(const kr_numerics_options *o, bool fl, const kr_ten
 static bool compare_output(const kr_numerics_options *o, kr_op *func, const char *name, unsigned trial, unsigned k,
                            const kr_tensor *before, const kr_tensor *after, kr_numerics_result *r) {
   if (before->type != after->type) {
-    char *a = kr_tool_type_text(before->type), *b = kr_tool_type_text(after->type);
+    char *a = kr_type_to_cstr(before->type), *b = kr_type_to_cstr(after->type);
     kr_op_emit_error(func, "numerics differ after the pipeline: output #%u of %s has type %s, %s before", k, name, b,
                      a);
     free(a);
@@ -151,7 +150,7 @@ static kr_status compare_func(const kr_numerics_options *o, kr_op *fb, kr_op *fa
   kr_type tb = func_type(fb), ta = func_type(fa);
   if (!tb || !ta) return kr_op_emit_error(tb ? fa : fb, "cannot check numerics of %s: no function type", name);
   if (tb != ta) {
-    char *a = kr_tool_type_text(tb), *b = kr_tool_type_text(ta);
+    char *a = kr_type_to_cstr(tb), *b = kr_type_to_cstr(ta);
     kr_op_emit_error(fa, "cannot check numerics of %s: the pipeline changed its type from %s to %s", name, a, b);
     free(a);
     free(b);
