@@ -18,12 +18,6 @@
 static void setup(void) { unit_context_setup(true); }
 static void teardown(void) { unit_context_teardown(); }
 
-static kr_type T(const char *text) {
-  kr_type t = kr_parse_type_str(ctx, text);
-  ck_assert_msg(t != NULL, "cannot parse type %s", text);
-  return t;
-}
-
 static uint16_t bits16(const kr_tensor *t, int64_t i) { return ((const uint16_t *)t->data)[i]; }
 static uint8_t byte_at(const kr_tensor *t, int64_t i) { return ((const uint8_t *)t->data)[i]; }
 
@@ -31,7 +25,7 @@ static uint8_t byte_at(const kr_tensor *t, int64_t i) { return ((const uint8_t *
 
 START_TEST(alloc_and_free) {
   kr_tensor t;
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<2x3x4xf32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<2x3x4xf32>")), KR_SUCCESS);
   ck_assert(t.owned);
   ck_assert_int_eq(t.numel, 24);
   ck_assert_uint_eq(t.nbytes, 96);
@@ -46,26 +40,26 @@ START_TEST(alloc_and_free) {
   kr_tensor_free(&t);   /* freeing a cleared tensor is harmless */
 
   /* Rank 0: one element; a 0-sized dim: no elements. */
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<i64>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<i64>")), KR_SUCCESS);
   ck_assert_int_eq(t.numel, 1);
   ck_assert_uint_eq(t.nbytes, 8);
   kr_tensor_free(&t);
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<0x3xf16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<0x3xf16>")), KR_SUCCESS);
   ck_assert_int_eq(t.numel, 0);
   ck_assert_uint_eq(t.nbytes, 0);
   kr_tensor_free(&t);
   /* i1 takes a byte, f16/bf16 two. */
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<5xi1>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<5xi1>")), KR_SUCCESS);
   ck_assert_uint_eq(t.nbytes, 5);
   kr_tensor_free(&t);
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<3xbf16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<3xbf16>")), KR_SUCCESS);
   ck_assert_uint_eq(t.nbytes, 6);
   kr_tensor_free(&t);
 
   /* Dynamic, unranked and non-tensor types fail without a diagnostic. */
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<?x3xf32>")), KR_FAILURE);
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<*xf32>")), KR_FAILURE);
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("f32")), KR_FAILURE);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<?x3xf32>")), KR_FAILURE);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<*xf32>")), KR_FAILURE);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("f32")), KR_FAILURE);
   ck_assert_int_eq(kr_tensor_alloc(&t, NULL), KR_FAILURE);
   ck_assert_ptr_null(t.data);
   ck_assert_uint_eq(num_errors, 0);
@@ -83,8 +77,8 @@ END_TEST
 
 START_TEST(f16_bf16_rounding) {
   kr_tensor h, b;
-  ck_assert_int_eq(kr_tensor_alloc(&h, T("tensor<8xf16>")), KR_SUCCESS);
-  ck_assert_int_eq(kr_tensor_alloc(&b, T("tensor<6xbf16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&h, unit_type("tensor<8xf16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&b, unit_type("tensor<6xbf16>")), KR_SUCCESS);
   /* f16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. */
   kr_tensor_set_f64(&h, 0, 1.0);          /* 0x3C00 */
   kr_tensor_set_f64(&h, 1, -2.0);         /* 0xC000 */
@@ -137,8 +131,8 @@ END_TEST
 
 START_TEST(f32_f64) {
   kr_tensor f, d;
-  ck_assert_int_eq(kr_tensor_alloc(&f, T("tensor<4xf32>")), KR_SUCCESS);
-  ck_assert_int_eq(kr_tensor_alloc(&d, T("tensor<2xf64>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&f, unit_type("tensor<4xf32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&d, unit_type("tensor<2xf64>")), KR_SUCCESS);
   kr_tensor_set_f64(&f, 0, 0.1);
   ck_assert(((const float *)f.data)[0] == 0.1f);
   ck_assert(kr_tensor_get_f64(&f, 0) == (double)0.1f);
@@ -159,7 +153,7 @@ END_TEST
 
 START_TEST(signed_integers) {
   kr_tensor t;
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<8xi8>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<8xi8>")), KR_SUCCESS);
   /* Integer stores wrap modulo 2^8. */
   kr_tensor_set_i64(&t, 0, 300);    /* 300 - 256 = 44 */
   kr_tensor_set_i64(&t, 1, -129);   /* -129 + 256 = 127 */
@@ -178,7 +172,7 @@ START_TEST(signed_integers) {
   }
   kr_tensor_free(&t);
 
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<3xi16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<3xi16>")), KR_SUCCESS);
   kr_tensor_set_i64(&t, 0, 40000);      /* 40000 - 65536 = -25536 */
   kr_tensor_set_f64(&t, 1, 40000.0);    /* saturates to 32767 */
   kr_tensor_set_f64(&t, 2, -40000.0);   /* -32768 */
@@ -187,7 +181,7 @@ START_TEST(signed_integers) {
   ck_assert_int_eq(kr_tensor_get_i64(&t, 2), -32768);
   kr_tensor_free(&t);
 
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<3xi32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<3xi32>")), KR_SUCCESS);
   kr_tensor_set_i64(&t, 0, INT64_C(0x100000005));   /* low 32 bits: 5 */
   kr_tensor_set_i64(&t, 1, INT64_C(0x80000000));    /* 2^31 wraps to -2^31 */
   kr_tensor_set_f64(&t, 2, 5e9);                   /* saturates to 2^31 - 1 */
@@ -196,7 +190,7 @@ START_TEST(signed_integers) {
   ck_assert_int_eq(kr_tensor_get_i64(&t, 2), INT32_MAX);
   kr_tensor_free(&t);
 
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<4xi64>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<4xi64>")), KR_SUCCESS);
   kr_tensor_set_i64(&t, 0, INT64_MIN);
   kr_tensor_set_f64(&t, 1, 1e300);     /* saturates */
   kr_tensor_set_f64(&t, 2, -1e300);
@@ -211,7 +205,7 @@ END_TEST
 
 START_TEST(unsigned_integers) {
   kr_tensor t;
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<8xui8>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<8xui8>")), KR_SUCCESS);
   /* Integer stores wrap. */
   kr_tensor_set_i64(&t, 0, -1);     /* 255 */
   kr_tensor_set_i64(&t, 1, 256);    /* 0 */
@@ -231,21 +225,21 @@ START_TEST(unsigned_integers) {
   }
   kr_tensor_free(&t);
 
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<2xui16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<2xui16>")), KR_SUCCESS);
   kr_tensor_set_i64(&t, 0, -2);        /* 65534 */
   kr_tensor_set_f64(&t, 1, 70000.0);   /* 65535 */
   ck_assert_uint_eq(kr_tensor_get_u64(&t, 0), 65534);
   ck_assert_uint_eq(kr_tensor_get_u64(&t, 1), 65535);
   kr_tensor_free(&t);
 
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<2xui32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<2xui32>")), KR_SUCCESS);
   kr_tensor_set_f64(&t, 0, 5e9);   /* 4294967295 */
   kr_tensor_set_i64(&t, 1, -1);    /* 4294967295 */
   ck_assert_uint_eq(kr_tensor_get_u64(&t, 0), UINT32_MAX);
   ck_assert_int_eq(kr_tensor_get_i64(&t, 1), (int64_t)UINT32_MAX);
   kr_tensor_free(&t);
 
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<3xui64>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<3xui64>")), KR_SUCCESS);
   kr_tensor_set_u64(&t, 0, UINT64_MAX);
   kr_tensor_set_f64(&t, 1, 1e30);   /* saturates */
   kr_tensor_set_f64(&t, 2, -1.0);   /* 0 */
@@ -259,7 +253,7 @@ END_TEST
 
 START_TEST(booleans) {
   kr_tensor t;
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<7xi1>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<7xi1>")), KR_SUCCESS);
   kr_tensor_set_i64(&t, 0, 2);       /* x != 0 -> 1 (not 2 & 1 = 0) */
   kr_tensor_set_i64(&t, 1, 0);
   kr_tensor_set_f64(&t, 2, 0.5);     /* x != 0 -> 1 (not truncated to 0) */
@@ -281,7 +275,7 @@ END_TEST
 START_TEST(from_attr_dense_splat_resource) {
   /* Non-splat dense: a borrowed view of the attribute's bytes. */
   static const float v[] = {1, 2, 3, 4, 5, 6};
-  kr_attr a = kr_attr_dense(ctx, T("tensor<2x3xf32>"), v, sizeof v);
+  kr_attr a = kr_attr_dense(ctx, unit_type("tensor<2x3xf32>"), v, sizeof v);
   ck_assert_ptr_nonnull(a);
   kr_tensor t;
   ck_assert_int_eq(kr_tensor_from_attr(&t, a), KR_SUCCESS);
@@ -295,7 +289,7 @@ START_TEST(from_attr_dense_splat_resource) {
   ck_assert(((const float *)a->u.dense.data)[5] == 6.0f);
 
   /* Splat: expanded into fresh owned storage. */
-  kr_attr s = kr_attr_dense(ctx, T("tensor<2x2xi16>"), (const int16_t[]){-7}, 2);
+  kr_attr s = kr_attr_dense(ctx, unit_type("tensor<2x2xi16>"), (const int16_t[]){-7}, 2);
   ck_assert(s->u.dense.splat);
   ck_assert_int_eq(kr_tensor_from_attr(&t, s), KR_SUCCESS);
   ck_assert(t.owned);
@@ -303,7 +297,7 @@ START_TEST(from_attr_dense_splat_resource) {
   for (int i = 0; i < 4; i++) ck_assert_int_eq(kr_tensor_get_i64(&t, i), -7);
   kr_tensor_free(&t);
   /* A full buffer of equal elements is stored as a splat too. */
-  kr_attr s2 = kr_attr_dense(ctx, T("tensor<3xi1>"), (const uint8_t[]){1, 1, 1}, 3);
+  kr_attr s2 = kr_attr_dense(ctx, unit_type("tensor<3xi1>"), (const uint8_t[]){1, 1, 1}, 3);
   ck_assert_int_eq(kr_tensor_from_attr(&t, s2), KR_SUCCESS);
   ck_assert_int_eq(t.numel, 3);
   ck_assert_int_eq(kr_tensor_get_i64(&t, 2), 1);
@@ -313,14 +307,14 @@ START_TEST(from_attr_dense_splat_resource) {
   static const int32_t blob[] = {10, -20, 30};
   const kr_resource *r = kr_resource_create(ctx, "w", blob, sizeof blob, 4);
   ck_assert_ptr_nonnull(r);
-  kr_attr ra = kr_attr_resource(ctx, T("tensor<3xi32>"), r);
+  kr_attr ra = kr_attr_resource(ctx, unit_type("tensor<3xi32>"), r);
   ck_assert_int_eq(kr_tensor_from_attr(&t, ra), KR_SUCCESS);
   ck_assert(!t.owned);
   ck_assert_ptr_eq(t.data, r->data);
   ck_assert_int_eq(kr_tensor_get_i64(&t, 1), -20);
   kr_tensor_free(&t);
   /* A resource whose size does not match the type fails. */
-  kr_attr bad = kr_attr_resource(ctx, T("tensor<4xi32>"), r);
+  kr_attr bad = kr_attr_resource(ctx, unit_type("tensor<4xi32>"), r);
   ck_assert_int_eq(kr_tensor_from_attr(&t, bad), KR_FAILURE);
   ck_assert_ptr_null(t.data);
   /* Other attributes fail without a diagnostic. */
@@ -333,7 +327,7 @@ END_TEST
 
 START_TEST(to_attr_round_trip) {
   kr_tensor t;
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<2x2xi32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<2x2xi32>")), KR_SUCCESS);
   for (int i = 0; i < 4; i++) kr_tensor_set_i64(&t, i, (i + 1) * -3);   /* -3 -6 -9 -12 */
   kr_attr a = kr_tensor_to_attr(ctx, &t);
   ck_assert_ptr_nonnull(a);
@@ -353,7 +347,7 @@ START_TEST(to_attr_round_trip) {
   kr_tensor_free(&t);
 
   /* f16 bits survive; all-equal contents come back as a splat that expands again. */
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<3xf16>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<3xf16>")), KR_SUCCESS);
   for (int i = 0; i < 3; i++) kr_tensor_set_f64(&t, i, 1.0 / 3.0);
   kr_attr h = kr_tensor_to_attr(ctx, &t);
   ck_assert(h->u.dense.splat);
@@ -363,7 +357,7 @@ START_TEST(to_attr_round_trip) {
   kr_tensor_free(&t);
 
   /* Empty tensors convert too. */
-  ck_assert_int_eq(kr_tensor_alloc(&t, T("tensor<0xf32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type("tensor<0xf32>")), KR_SUCCESS);
   kr_attr e = kr_tensor_to_attr(ctx, &t);
   ck_assert_ptr_nonnull(e);
   ck_assert_int_eq(kr_tensor_from_attr(&back, e), KR_SUCCESS);
@@ -408,7 +402,7 @@ static kr_op *func_named(kr_op *module, const char *name) {
 }
 
 static void make_f32(kr_tensor *t, const char *type, const float *v) {
-  ck_assert_int_eq(kr_tensor_alloc(t, T(type)), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(t, unit_type(type)), KR_SUCCESS);
   memcpy(t->data, v, t->nbytes);
 }
 
@@ -421,8 +415,8 @@ START_TEST(run_function) {
   make_f32(&in[0], "tensor<2x2xf32>", (const float[]){2, -2, 3, 5});
   make_f32(&in[1], "tensor<2x3xf32>", (const float[]){1, 2, 3, 4, 5, 6});
   ck_assert_msg(kr_interp_run(func_named(m, "main"), in, 2, out, 2) == KR_SUCCESS, "%s", last_error);
-  ck_assert_ptr_eq(out[0].type, T("tensor<2x3xf32>"));
-  ck_assert_ptr_eq(out[1].type, T("tensor<2x2xf32>"));
+  ck_assert_ptr_eq(out[0].type, unit_type("tensor<2x3xf32>"));
+  ck_assert_ptr_eq(out[1].type, unit_type("tensor<2x2xf32>"));
   ck_assert(out[0].owned && out[1].owned);
   static const float want0[] = {1, 2, 3, 7.5f, 12, 16.5f}, want1[] = {1, 0, 3.5f, 1};
   for (int i = 0; i < 6; i++) ck_assert_float_eq(((const float *)out[0].data)[i], want0[i]);
@@ -473,7 +467,7 @@ START_TEST(run_errors) {
   /* Wrong element type of input 1 (f64 for f32). */
   make_f32(&in[0], "tensor<2x2xf32>", (const float[]){0, 0, 0, 0});
   kr_tensor d;
-  ck_assert_int_eq(kr_tensor_alloc(&d, T("tensor<2x3xf64>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&d, unit_type("tensor<2x3xf64>")), KR_SUCCESS);
   kr_tensor in2[2] = {in[0], d};
   ck_assert_int_eq(kr_interp_run(f, in2, 2, out, 2), KR_FAILURE);
   ck_assert_str_eq(last_error, "argument #1 ('w') of @main: element type mismatch: expected tensor<2x3xf32>, got "
@@ -481,7 +475,7 @@ START_TEST(run_errors) {
   kr_tensor_free(&d);
   /* Signedness matters for the element type: ui8 is not i8. */
   kr_tensor u, s;
-  ck_assert_int_eq(kr_tensor_alloc(&u, T("tensor<2xui8>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&u, unit_type("tensor<2xui8>")), KR_SUCCESS);
   static const char sig[] = "func.func @s(%a: tensor<2xi8>) -> tensor<2xi8> {\n  return %a : tensor<2xi8>\n}\n";
   kr_op *sm = kr_parse_source(ctx, "sig.kir", sig, sizeof sig - 1, true);
   ck_assert_ptr_nonnull(sm);
@@ -511,7 +505,7 @@ static kr_op *mk_op(const char *name, const char *const *types, unsigned n, cons
                     const kr_attr *attrs, unsigned na) {
   kr_block *b = kr_block_create(ctx);
   kr_value vals[8];
-  for (unsigned i = 0; i < n; i++) vals[i] = kr_block_add_arg(b, T(types[i]), NULL);
+  for (unsigned i = 0; i < n; i++) vals[i] = kr_block_add_arg(b, unit_type(types[i]), NULL);
   kr_op_state st;
   kr_op_state_init(&st, ctx, name, NULL);
   kr_op_state_add_operands(&st, vals, n);
@@ -533,14 +527,14 @@ START_TEST(eval_single_op) {
                      kr_attr_float(ctx, kr_type_float(ctx, KR_F32), 2.0)};
   static const char *const ab[] = {"tensor<2x3xf32>", "tensor<2x3xf32>", "tensor<2xf32>"};
   kr_op *g = mk_op("op.gemm", ab, 2, names, attrs, 2);
-  ck_assert_ptr_eq(kr_value_type(kr_op_result(g, 0)), T("tensor<2x2xf32>"));
+  ck_assert_ptr_eq(kr_value_type(kr_op_result(g, 0)), unit_type("tensor<2x2xf32>"));
   kr_tensor a, b, c, y;
   make_f32(&a, "tensor<2x3xf32>", (const float[]){1, 2, 3, 4, 5, 6});
   make_f32(&b, "tensor<2x3xf32>", (const float[]){1, 0, 1, 0, 1, 0});
   make_f32(&c, "tensor<2xf32>", (const float[]){1, -1});
   kr_tensor *ins[] = {&a, &b};
   ck_assert_msg(kr_interp_eval_op(g, ins, &y) == KR_SUCCESS, "%s", last_error);   /* C omitted: NULL */
-  ck_assert_ptr_eq(y.type, T("tensor<2x2xf32>"));
+  ck_assert_ptr_eq(y.type, unit_type("tensor<2x2xf32>"));
   static const float want[] = {2, 1, 5, 2.5f};
   for (int i = 0; i < 4; i++) ck_assert_float_eq(((const float *)y.data)[i], want[i]);
   kr_tensor_free(&y);
@@ -557,8 +551,8 @@ START_TEST(eval_single_op) {
   static const char *const it[] = {"tensor<3xi32>", "tensor<i32>"};
   kr_op *add = mk_op("op.add", it, 2, NULL, NULL, 0);
   kr_tensor p, q;
-  ck_assert_int_eq(kr_tensor_alloc(&p, T("tensor<3xi32>")), KR_SUCCESS);
-  ck_assert_int_eq(kr_tensor_alloc(&q, T("tensor<i32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&p, unit_type("tensor<3xi32>")), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&q, unit_type("tensor<i32>")), KR_SUCCESS);
   kr_tensor_set_i64(&p, 0, 1), kr_tensor_set_i64(&p, 1, -2), kr_tensor_set_i64(&p, 2, 3);
   kr_tensor_set_i64(&q, 0, 10);
   kr_tensor *ins_add[] = {&p, &q};
@@ -569,7 +563,7 @@ START_TEST(eval_single_op) {
   kr_tensor_free(&y);
 
   /* op.constant evaluates to its value. */
-  kr_attr cv = kr_attr_dense(ctx, T("tensor<2xf32>"), (const float[]){7, 8}, 8);
+  kr_attr cv = kr_attr_dense(ctx, unit_type("tensor<2xf32>"), (const float[]){7, 8}, 8);
   kr_op_state st;
   kr_op_state_init(&st, ctx, KR_OP_CONSTANT, NULL);
   kr_op_state_add_attr(&st, "value", cv);
@@ -588,10 +582,10 @@ START_TEST(eval_single_op) {
   ck_assert_str_eq(last_error, "'func.return' op has no CPU reference kernel");
   /* A result type that cannot be allocated. */
   kr_block *b2 = kr_block_create(ctx);
-  kr_value xv = kr_block_add_arg(b2, T("tensor<?xf32>"), NULL);
+  kr_value xv = kr_block_add_arg(b2, unit_type("tensor<?xf32>"), NULL);
   kr_op_state_init(&st, ctx, "op.relu", NULL);
   kr_op_state_add_operands(&st, &xv, 1);
-  kr_type dyn = T("tensor<?xf32>");
+  kr_type dyn = unit_type("tensor<?xf32>");
   kr_op_state_add_results(&st, &dyn, 1);
   kr_op *relu = kr_op_create(&st);
   kr_op_state_free(&st);

@@ -21,21 +21,10 @@ static void setup(void) {
 }
 static void teardown(void) { unit_context_teardown(); }
 
-static kr_type T(const char *text) {
-  kr_type t = kr_parse_type_str(ctx, text);
-  ck_assert_msg(t != NULL, "cannot parse type %s", text);
-  return t;
-}
-
 /* A value of type `text` (a block argument). */
-static kr_value arg(const char *text) { return kr_block_add_arg(blk, T(text), NULL); }
+static kr_value arg(const char *text) { return kr_block_add_arg(blk, unit_type(text), NULL); }
 
-static kr_attr ints_attr(const int64_t *v, unsigned n) {
-  return kr_attr_dense_array(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v, n);
-}
-static kr_attr int_attr(int64_t v) { return kr_attr_integer(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v); }
 static kr_attr f32_attr(double v) { return kr_attr_float(ctx, kr_type_float(ctx, KR_F32), v); }
-static kr_attr str_attr(const char *s) { return kr_attr_string(ctx, s, strlen(s)); }
 
 typedef struct named {
   const char *name;
@@ -90,7 +79,7 @@ static void expect_infer(kr_op *op, const char *expected) {
   unit_reset_errors();
   ck_assert_msg(kr_op_infer_and_set_types(op) == KR_SUCCESS, "inference failed: %s", last_error);
   ck_assert_uint_eq(num_errors, 0);
-  kr_type want = T(expected);
+  kr_type want = unit_type(expected);
   kr_type got = kr_value_type(kr_op_result(op, 0));
   ck_assert_msg(got == want, "%s: unexpected result type (rank %u, dim0 %lld)", expected, got->u.shaped.rank,
                 got->kind == KR_TYPE_TENSOR && got->u.shaped.rank ? (long long)got->u.shaped.dims[0] : -1LL);
@@ -149,7 +138,8 @@ START_TEST(names_for_onnx) {
   ck_assert_ptr_eq(kr_op_get_schema(mm), kr_op_schema_by_onnx_name(ctx, "MatMul"));
   kr_op *ret = mk("func.return", NULL, 0, 0, NULL, 0);
   ck_assert_ptr_null(kr_op_get_schema(ret));
-  ck_assert_ptr_null(kr_op_get_schema(kr_value_defining_op(constant(kr_attr_dense(ctx, T("tensor<1xf32>"), "\0\0\0\0", 4)))));
+  ck_assert_ptr_null(
+      kr_op_get_schema(kr_value_defining_op(constant(kr_attr_dense(ctx, unit_type("tensor<1xf32>"), "\0\0\0\0", 4)))));
 }
 END_TEST
 
@@ -278,7 +268,7 @@ START_TEST(attr_accessors) {
 
   /* Present values win. */
   static const int64_t pads[] = {1, 0, 2, 1};
-  named at[] = {{"group", int_attr(2)}, {"pads", ints_attr(pads, 4)}, {"auto_pad", str_attr("VALID")}};
+  named at[] = {{"group", unit_i64_attr(2)}, {"pads", unit_i64s_attr(pads, 4)}, {"auto_pad", unit_str_attr("VALID")}};
   kr_op *c2 = mk("op.conv", xw, 2, 1, at, 3);
   ck_assert_int_eq(kr_op_attr_int(c2, "group"), 2);
   ck_assert(kr_op_attr_present(c2, "group"));
@@ -303,7 +293,7 @@ START_TEST(attr_accessors) {
   ck_assert(kr_op_attr_float(g, "alpha") == 1.0);
   ck_assert(kr_op_attr_float(g, "beta") == 1.0);
   ck_assert_int_eq(kr_op_attr_int(g, "transA"), 0);
-  named ga[] = {{"beta", f32_attr(0.25)}, {"transB", int_attr(1)}};
+  named ga[] = {{"beta", f32_attr(0.25)}, {"transB", unit_i64_attr(1)}};
   kr_op *g2 = mk("op.gemm", abv, 2, 1, ga, 2);
   ck_assert(kr_op_attr_float(g2, "beta") == 0.25);
   ck_assert(kr_op_attr_float(g2, "alpha") == 1.0);
@@ -320,7 +310,7 @@ START_TEST(attr_accessors) {
   ck_assert_ptr_eq(kr_op_attr_type(cast, "to"), kr_type_float(ctx, KR_F16));
   ck_assert_ptr_null(kr_op_attr_type(lr, "to"));
   kr_value shp = i64_constant((const int64_t[]){2, 3}, 2);
-  kr_attr fill = kr_attr_dense(ctx, T("tensor<1xi32>"), (const int32_t[]){7}, 4);
+  kr_attr fill = kr_attr_dense(ctx, unit_type("tensor<1xi32>"), (const int32_t[]){7}, 4);
   named cos_a[] = {{"value", fill}};
   kr_op *cos = mk("op.constant_of_shape", &shp, 1, 1, cos_a, 1);
   ck_assert_ptr_eq(kr_op_attr_tensor(cos, "value"), fill);
@@ -338,19 +328,21 @@ START_TEST(infer_conv) {
    * Y [2, 6, 5, 3]. */
   kr_value x = arg("tensor<2x4x11x9xf32>"), w = arg("tensor<6x2x3x2xf32>"), bias = arg("tensor<6xf32>");
   static const int64_t pads[] = {1, 0, 2, 1}, strides[] = {2, 3}, dil[] = {2, 1};
-  named at[] = {{"group", int_attr(2)}, {"pads", ints_attr(pads, 4)}, {"strides", ints_attr(strides, 2)},
-                {"dilations", ints_attr(dil, 2)}};
+  named at[] = {{"group", unit_i64_attr(2)},
+                {"pads", unit_i64s_attr(pads, 4)},
+                {"strides", unit_i64s_attr(strides, 2)},
+                {"dilations", unit_i64s_attr(dil, 2)}};
   kr_value ops[] = {x, w, bias};
   expect_infer(mk("op.conv", ops, 3, 1, at, 4), "tensor<2x6x5x3xf32>");
 
   /* SAME_UPPER: O = ceil(D / stride).  X [1, 1, 7, 5], W [1, 1, 3, 3], strides 2 -> [4, 3]. */
   kr_value x2 = arg("tensor<1x1x7x5xf32>"), w2 = arg("tensor<1x1x3x3xf32>");
   static const int64_t s2[] = {2, 2};
-  named at2[] = {{"auto_pad", str_attr("SAME_UPPER")}, {"strides", ints_attr(s2, 2)}};
+  named at2[] = {{"auto_pad", unit_str_attr("SAME_UPPER")}, {"strides", unit_i64s_attr(s2, 2)}};
   kr_value ops2[] = {x2, w2};
   expect_infer(mk("op.conv", ops2, 2, 1, at2, 2), "tensor<1x1x4x3xf32>");
   /* VALID: O = floor((D - k) / stride) + 1 = [3, 2]. */
-  named at3[] = {{"auto_pad", str_attr("VALID")}, {"strides", ints_attr(s2, 2)}};
+  named at3[] = {{"auto_pad", unit_str_attr("VALID")}, {"strides", unit_i64s_attr(s2, 2)}};
   expect_infer(mk("op.conv", ops2, 2, 1, at3, 2), "tensor<1x1x3x2xf32>");
   /* No attributes: pads 0, strides 1 -> [5, 3]. */
   expect_infer(mk("op.conv", ops2, 2, 1, NULL, 0), "tensor<1x1x5x3xf32>");
@@ -361,7 +353,7 @@ START_TEST(infer_conv) {
   /* Bias of the wrong length. */
   kr_value b5 = arg("tensor<5xf32>");
   kr_value ops5[] = {x, w, b5};
-  named g2[] = {{"group", int_attr(2)}};
+  named g2[] = {{"group", unit_i64_attr(2)}};
   expect_infer_error(mk("op.conv", ops5, 3, 1, g2, 1), "'B'");
 }
 END_TEST
@@ -392,7 +384,7 @@ START_TEST(infer_matmul_gemm) {
   /* Gemm: A [3, 2] with transA is [2, 3]; B [4, 3] with transB is [3, 4] -> Y [2, 4]. */
   kr_value ga = arg("tensor<3x2xf32>"), gb = arg("tensor<4x3xf32>"), gc = arg("tensor<4xf32>");
   kr_value gops[] = {ga, gb, gc};
-  named t[] = {{"transA", int_attr(1)}, {"transB", int_attr(1)}};
+  named t[] = {{"transA", unit_i64_attr(1)}, {"transB", unit_i64_attr(1)}};
   expect_infer(mk("op.gemm", gops, 3, 1, t, 2), "tensor<2x4xf32>");
   /* Without transposes the inner dims are 2 and 4. */
   expect_infer_error(mk("op.gemm", gops, 3, 1, NULL, 0), "inner dimensions do not match");
@@ -424,7 +416,7 @@ START_TEST(infer_reshape_constant_shape) {
   /* allowzero = 1: a 0 is a real 0-sized dim.  [0, 3] (0 elements) to [3, 0]; a 0 next to a -1
    * is then ambiguous and invalid (Reshape-14). */
   kr_value empty = arg("tensor<0x3xf32>");
-  named az[] = {{"allowzero", int_attr(1)}};
+  named az[] = {{"allowzero", unit_i64_attr(1)}};
   kr_value ops6[] = {empty, i64_constant((const int64_t[]){3, 0}, 2)};
   expect_infer(mk("op.reshape", ops6, 2, 1, az, 1), "tensor<3x0xf32>");
   kr_value ops7[] = {empty, i64_constant((const int64_t[]){0, -1}, 2)};
@@ -453,7 +445,7 @@ END_TEST
 START_TEST(constant_operands_and_none) {
   /* Clip(input, <none>, max): the middle optional operand is op.none. */
   kr_value x = arg("tensor<2x2xf32>");
-  kr_attr maxv = kr_attr_dense(ctx, T("tensor<f32>"), (const float[]){6.0f}, 4);
+  kr_attr maxv = kr_attr_dense(ctx, unit_type("tensor<f32>"), (const float[]){6.0f}, 4);
   kr_value ops[] = {x, none_value(), constant(maxv)};
   kr_op *clip = mk("op.clip", ops, 3, 1, NULL, 0);
   ck_assert(kr_op_operand_present(clip, 0));
@@ -480,7 +472,7 @@ START_TEST(constant_operands_and_none) {
   expect_infer_error(mk("op.add", bad, 2, 1, NULL, 0), "operand #0 ('A') is required but is 'none'");
 
   /* Splat and i32 constants read as ints. */
-  kr_value sp = constant(kr_attr_dense(ctx, T("tensor<3xi32>"), (const int32_t[]){-2}, 4));
+  kr_value sp = constant(kr_attr_dense(ctx, unit_type("tensor<3xi32>"), (const int32_t[]){-2}, 4));
   kr_value sops[] = {x, sp};
   kr_op *user = mk("op.reshape", sops, 2, 1, NULL, 0);
   int64_t out[3];
@@ -509,9 +501,9 @@ START_TEST(normalize_axis) {
   ck_assert_str_eq(last_error, "'op.softmax' op attribute 'axis' value -4 is out of range [-3, 3)");
   ck_assert_uint_eq(num_errors, 2);
   /* Through shape inference: Softmax axis = 3 on a rank-3 input. */
-  named ax[] = {{"axis", int_attr(3)}};
+  named ax[] = {{"axis", unit_i64_attr(3)}};
   expect_infer_error(mk("op.softmax", &x, 1, 1, ax, 1), "out of range [-3, 3)");
-  named ax2[] = {{"axis", int_attr(-3)}};
+  named ax2[] = {{"axis", unit_i64_attr(-3)}};
   expect_infer(mk("op.softmax", &x, 1, 1, ax2, 1), "tensor<2x3x4xf32>");
 }
 END_TEST
@@ -522,27 +514,27 @@ START_TEST(broadcast_shapes) {
   int64_t dims[KR_OP_MAX_RANK];
   unsigned rank = 0;
   /* [2, 1, 3] , [4, 1] , [] -> [2, 4, 3] (Broadcasting.md). */
-  kr_type ok[] = {T("tensor<2x1x3xf32>"), T("tensor<4x1xf32>"), T("tensor<f32>")};
+  kr_type ok[] = {unit_type("tensor<2x1x3xf32>"), unit_type("tensor<4x1xf32>"), unit_type("tensor<f32>")};
   ck_assert_int_eq(kr_op_broadcast_shapes(op, ok, 3, dims, &rank), KR_SUCCESS);
   ck_assert_uint_eq(rank, 3);
   ck_assert_int_eq(dims[0], 2);
   ck_assert_int_eq(dims[1], 4);
   ck_assert_int_eq(dims[2], 3);
   /* A 0-sized dim broadcasts with 1 (to 0). */
-  kr_type zero[] = {T("tensor<0x1xf32>"), T("tensor<1x5xf32>")};
+  kr_type zero[] = {unit_type("tensor<0x1xf32>"), unit_type("tensor<1x5xf32>")};
   ck_assert_int_eq(kr_op_broadcast_shapes(op, zero, 2, dims, &rank), KR_SUCCESS);
   ck_assert_int_eq(dims[0], 0);
   ck_assert_int_eq(dims[1], 5);
   ck_assert_uint_eq(num_errors, 0);
   /* [2, 3] and [4, 3]: 2 vs 4. */
-  kr_type bad[] = {T("tensor<2x3xf32>"), T("tensor<4x3xf32>")};
+  kr_type bad[] = {unit_type("tensor<2x3xf32>"), unit_type("tensor<4x3xf32>")};
   ck_assert_int_eq(kr_op_broadcast_shapes(op, bad, 2, dims, &rank), KR_FAILURE);
   ck_assert_uint_eq(num_errors, 1);
   ck_assert_str_eq(last_error, "'op.add' op operands have incompatible shapes for broadcasting: "
                                "'tensor<2x3xf32>' and 'tensor<4x3xf32>'");
   /* Three operands: the conflict is between the 2nd and the 3rd; the message names those two,
    * not the first (which broadcasts with both). */
-  kr_type bad3[] = {T("tensor<1xf32>"), T("tensor<2x3xf32>"), T("tensor<4x3xf32>")};
+  kr_type bad3[] = {unit_type("tensor<1xf32>"), unit_type("tensor<2x3xf32>"), unit_type("tensor<4x3xf32>")};
   ck_assert_int_eq(kr_op_broadcast_shapes(op, bad3, 3, dims, &rank), KR_FAILURE);
   ck_assert_str_eq(last_error, "'op.add' op operands have incompatible shapes for broadcasting: "
                                "'tensor<2x3xf32>' and 'tensor<4x3xf32>'");
@@ -566,7 +558,7 @@ START_TEST(operand_tensor) {
   kr_value y = arg("tensor<2x3xf32>");
   kr_op *op2 = mk("op.relu", &y, 1, 1, NULL, 0);
   ck_assert_int_eq(kr_op_operand_tensor(op2, 0, &t), KR_SUCCESS);
-  ck_assert_ptr_eq(t, T("tensor<2x3xf32>"));
+  ck_assert_ptr_eq(t, unit_type("tensor<2x3xf32>"));
   /* Schema checks come first: wrong operand count, unknown attribute, required attribute. */
   expect_infer_error(mk("op.relu", (kr_value[]){y, y}, 2, 1, NULL, 0), "expects 1 operands (ONNX Relu), got 2");
   named bogus[] = {{"alpha", f32_attr(1.0)}};
@@ -575,7 +567,7 @@ START_TEST(operand_tensor) {
   named wrongkind[] = {{"axis", f32_attr(1.0)}};
   expect_infer_error(mk("op.concat", &y, 1, 1, wrongkind, 1), "attribute 'axis' must be an integer");
   /* Discardable (dialect-prefixed) attributes are allowed. */
-  named disc[] = {{"onnx.name", str_attr("n")}};
+  named disc[] = {{"onnx.name", unit_str_attr("n")}};
   expect_infer(mk("op.relu", &y, 1, 1, disc, 1), "tensor<2x3xf32>");
 }
 END_TEST
@@ -621,7 +613,7 @@ START_TEST(infer_result_types_without_setting) {
   kr_op *gap = mk("op.global_average_pool", &x, 1, 1, NULL, 0);
   kr_type res[1] = {NULL};
   ck_assert_int_eq(kr_op_infer_result_types(gap, res), KR_SUCCESS);
-  ck_assert_ptr_eq(res[0], T("tensor<1x3x1x1xf32>"));
+  ck_assert_ptr_eq(res[0], unit_type("tensor<1x3x1x1xf32>"));
   /* Not set on the op. */
   ck_assert_ptr_eq(kr_value_type(kr_op_result(gap, 0)), kr_type_none(ctx));
   /* Not an op of the op dialect. */
@@ -630,10 +622,11 @@ START_TEST(infer_result_types_without_setting) {
   ck_assert(strstr(last_error, "is not an op of the op dialect") != NULL);
   /* Split into 3 equal parts along axis 1 (default split: 6 / 3 = 2 each). */
   kr_value s = arg("tensor<2x6xf32>");
-  named ax[] = {{"axis", int_attr(1)}};
+  named ax[] = {{"axis", unit_i64_attr(1)}};
   kr_op *split = mk("op.split", &s, 1, 3, ax, 1);
   ck_assert_int_eq(kr_op_infer_and_set_types(split), KR_SUCCESS);
-  for (unsigned i = 0; i < 3; i++) ck_assert_ptr_eq(kr_value_type(kr_op_result(split, i)), T("tensor<2x2xf32>"));
+  for (unsigned i = 0; i < 3; i++)
+    ck_assert_ptr_eq(kr_value_type(kr_op_result(split, i)), unit_type("tensor<2x2xf32>"));
 }
 END_TEST
 

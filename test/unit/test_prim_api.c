@@ -29,18 +29,7 @@ static void teardown(void) {
   unit_context_teardown();
 }
 
-static kr_type T(const char *text) {
-  kr_type t = kr_parse_type_str(ctx, text);
-  ck_assert_msg(t != NULL, "cannot parse type %s", text);
-  return t;
-}
-static kr_value arg(const char *text) { return kr_block_add_arg(blk, T(text), NULL); }
-
-static kr_attr ints_attr(const int64_t *v, unsigned n) {
-  return kr_attr_dense_array(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v, n);
-}
-static kr_attr int_attr(int64_t v) { return kr_attr_integer(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v); }
-static kr_attr str_attr(const char *s) { return kr_attr_string(ctx, s, strlen(s)); }
+static kr_value arg(const char *text) { return kr_block_add_arg(blk, unit_type(text), NULL); }
 
 /* A dictionary of n (name, attr) pairs. */
 static kr_attr dict(unsigned n, ...) {
@@ -61,7 +50,7 @@ static kr_attr dict(unsigned n, ...) {
 /* The printed type of op's result #0. */
 static void assert_result(kr_op *op, const char *want) {
   ck_assert_ptr_nonnull(op);
-  ck_assert_ptr_eq(kr_value_type(kr_op_result(op, 0)), T(want));
+  ck_assert_ptr_eq(kr_value_type(kr_op_result(op, 0)), unit_type(want));
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -73,12 +62,12 @@ START_TEST(build_infers_and_inserts) {
   assert_result(add, "tensor<2x3xf32>");
   ck_assert_ptr_eq(add->block, blk);
   /* cmp: i1 of the operands' shape. */
-  kr_op *cmp = kr_prim_build(&b, "prim.cmp", ab, 2, dict(1, "predicate", str_attr("lt")), NULL);
+  kr_op *cmp = kr_prim_build(&b, "prim.cmp", ab, 2, dict(1, "predicate", unit_str_attr("lt")), NULL);
   assert_result(cmp, "tensor<2x3xi1>");
   /* Chained: reduce_sum of the add's result over axis 1, keepdims default 1 -> 2x1. */
   kr_value s = kr_op_result(add, 0);
   int64_t ax[] = {1};
-  kr_op *red = kr_prim_build(&b, "prim.reduce_sum", &s, 1, dict(1, "axes", ints_attr(ax, 1)), NULL);
+  kr_op *red = kr_prim_build(&b, "prim.reduce_sum", &s, 1, dict(1, "axes", unit_i64s_attr(ax, 1)), NULL);
   assert_result(red, "tensor<2x1xf32>");
   /* matmul: batch [2, 1] with [6] -> [2, 6]; [3, 4] x [4, 5] -> [3, 5]. */
   kr_value mm[2] = {arg("tensor<2x1x3x4xf32>"), arg("tensor<6x4x5xf32>")};
@@ -87,14 +76,14 @@ START_TEST(build_infers_and_inserts) {
   kr_value cv[2] = {arg("tensor<1x4x5x5xf32>"), arg("tensor<6x2x3x3xf32>")};
   int64_t two[] = {2, 2}, one[] = {1, 1}, pads[] = {1, 1, 1, 1};
   kr_op *conv = kr_prim_build(&b, "prim.conv", cv, 2,
-                              dict(4, "strides", ints_attr(two, 2), "dilations", ints_attr(one, 2), "pads",
-                                   ints_attr(pads, 4), "group", int_attr(2)),
+                              dict(4, "strides", unit_i64s_attr(two, 2), "dilations", unit_i64s_attr(one, 2), "pads",
+                                   unit_i64s_attr(pads, 4), "group", unit_i64_attr(2)),
                               NULL);
   assert_result(conv, "tensor<1x6x3x3xf32>");
   /* iota: no operands, the type from the attributes. */
   int64_t shape[] = {4, 2};
   kr_op *iota = kr_prim_build(&b, "prim.iota", NULL, 0,
-                              dict(3, "shape", ints_attr(shape, 2), "axis", int_attr(0), "elem",
+                              dict(3, "shape", unit_i64s_attr(shape, 2), "axis", unit_i64_attr(0), "elem",
                                    kr_attr_type(ctx, kr_type_integer(ctx, 32, KR_SIGNLESS))),
                               NULL);
   assert_result(iota, "tensor<4x2xi32>");
@@ -131,7 +120,7 @@ START_TEST(build_rejects_rule_violations) {
   /* An attribute value the rule rejects: perm [0, 0] is no permutation. */
   num_errors = 0;
   int64_t perm[] = {0, 0};
-  ck_assert_ptr_null(kr_prim_build(&b, "prim.transpose", &x, 1, dict(1, "perm", ints_attr(perm, 2)), NULL));
+  ck_assert_ptr_null(kr_prim_build(&b, "prim.transpose", &x, 1, dict(1, "perm", unit_i64s_attr(perm, 2)), NULL));
   ck_assert_uint_eq(num_errors, 1);
   ck_assert_msg(strstr(last_error, "is not a permutation") != NULL, "got: %s", last_error);
 
@@ -150,14 +139,14 @@ START_TEST(classes) {
   ck_assert_int_eq(kr_prim_op_class(e), KR_PRIM_ELEMENTWISE);
   int64_t w[] = {1, 1, 2, 2}, s[] = {1, 1, 2, 2}, d[] = {1, 1, 1, 1};
   kr_op *rw = kr_prim_build(&b, "prim.reduce_window", &x, 1,
-                            dict(4, "kind", str_attr("max"), "window", ints_attr(w, 4), "strides", ints_attr(s, 4),
-                                 "dilations", ints_attr(d, 4)),
+                            dict(4, "kind", unit_str_attr("max"), "window", unit_i64s_attr(w, 4), "strides",
+                                 unit_i64s_attr(s, 4), "dilations", unit_i64s_attr(d, 4)),
                             NULL);
   /* (4 - 1 - 1)/2 + 1 = 2 */
   assert_result(rw, "tensor<1x1x2x2xf32>");
   ck_assert_int_eq(kr_prim_op_class(rw), KR_PRIM_REDUCTION);
   int64_t perm[] = {0, 1, 3, 2};
-  kr_op *t = kr_prim_build(&b, "prim.transpose", &x, 1, dict(1, "perm", ints_attr(perm, 4)), NULL);
+  kr_op *t = kr_prim_build(&b, "prim.transpose", &x, 1, dict(1, "perm", unit_i64s_attr(perm, 4)), NULL);
   ck_assert_int_eq(kr_prim_op_class(t), KR_PRIM_LAYOUT);
   kr_value mm[2] = {arg("tensor<3x4xf32>"), arg("tensor<4x5xf32>")};
   kr_op *m = kr_prim_build(&b, "prim.matmul", mm, 2, NULL, NULL);
@@ -165,7 +154,7 @@ START_TEST(classes) {
 
   /* prim.constant: the constant class. */
   float vals[2] = {1.0f, 2.0f};
-  kr_type ct = T("tensor<2xf32>");
+  kr_type ct = unit_type("tensor<2xf32>");
   kr_attr value = kr_attr_dense(ctx, ct, vals, sizeof vals);
   ck_assert_ptr_nonnull(value);
   kr_op_state st;
@@ -182,7 +171,7 @@ START_TEST(classes) {
   kr_op_state_init(&st, ctx, "op.relu", NULL);
   kr_value y = arg("tensor<2xf32>");
   kr_op_state_add_operands(&st, &y, 1);
-  kr_type yt = T("tensor<2xf32>");
+  kr_type yt = unit_type("tensor<2xf32>");
   kr_op_state_add_results(&st, &yt, 1);
   kr_op *relu = kr_builder_create(&b, &st);
   kr_op_state_free(&st);
@@ -203,7 +192,7 @@ END_TEST
 START_TEST(attr_defaults_and_schema) {
   kr_value x = arg("tensor<2x3xf32>");
   int64_t ax[] = {0};
-  kr_op *red = kr_prim_build(&b, "prim.reduce_max", &x, 1, dict(1, "axes", ints_attr(ax, 1)), NULL);
+  kr_op *red = kr_prim_build(&b, "prim.reduce_max", &x, 1, dict(1, "axes", unit_i64s_attr(ax, 1)), NULL);
   ck_assert_ptr_nonnull(red);
   /* keepdims defaults to 1 (ops.def), so axis 0 stays as size 1. */
   ck_assert(!kr_op_attr_present(red, "keepdims"));
@@ -214,20 +203,20 @@ START_TEST(attr_defaults_and_schema) {
   ck_assert_int_eq(axes[0], 0);
 
   /* An explicit keepdims = 0 wins over the default. */
-  kr_op *red0 =
-      kr_prim_build(&b, "prim.reduce_max", &x, 1, dict(2, "axes", ints_attr(ax, 1), "keepdims", int_attr(0)), NULL);
+  kr_op *red0 = kr_prim_build(&b, "prim.reduce_max", &x, 1,
+                              dict(2, "axes", unit_i64s_attr(ax, 1), "keepdims", unit_i64_attr(0)), NULL);
   ck_assert_int_eq(kr_op_attr_int(red0, "keepdims"), 0);
   assert_result(red0, "tensor<3xf32>");
 
   /* arg_max: keepdims 1, select_last_index 0 by default; the result is i64. */
-  kr_op *am = kr_prim_build(&b, "prim.arg_max", &x, 1, dict(1, "axis", int_attr(1)), NULL);
+  kr_op *am = kr_prim_build(&b, "prim.arg_max", &x, 1, dict(1, "axis", unit_i64_attr(1)), NULL);
   ck_assert_int_eq(kr_op_attr_int(am, "keepdims"), 1);
   ck_assert_int_eq(kr_op_attr_int(am, "select_last_index"), 0);
   assert_result(am, "tensor<2x1xi64>");
 
   /* pad: mode defaults to "constant", interior absent; value is an optional operand. */
   int64_t pads[] = {1, 0, 0, 1};
-  kr_op *pad = kr_prim_build(&b, "prim.pad", &x, 1, dict(1, "pads", ints_attr(pads, 4)), NULL);
+  kr_op *pad = kr_prim_build(&b, "prim.pad", &x, 1, dict(1, "pads", unit_i64s_attr(pads, 4)), NULL);
   ck_assert_str_eq(kr_op_attr_string(pad, "mode"), "constant");
   ck_assert_uint_eq(kr_op_attr_ints(pad, "interior", &axes), 0);
   assert_result(pad, "tensor<3x4xf32>");
@@ -241,20 +230,21 @@ START_TEST(attr_defaults_and_schema) {
   ck_assert_str_eq(ps->operands[1].name, "value");
 
   /* cum_sum: exclusive and reverse default to 0; conv: group defaults to 1. */
-  kr_op *cs = kr_prim_build(&b, "prim.cum_sum", &x, 1, dict(1, "axis", int_attr(1)), NULL);
+  kr_op *cs = kr_prim_build(&b, "prim.cum_sum", &x, 1, dict(1, "axis", unit_i64_attr(1)), NULL);
   ck_assert_int_eq(kr_op_attr_int(cs, "exclusive"), 0);
   ck_assert_int_eq(kr_op_attr_int(cs, "reverse"), 0);
   kr_value cv[2] = {arg("tensor<1x2x5xf32>"), arg("tensor<3x2x3xf32>")};
   int64_t one[] = {1}, zero2[] = {0, 0};
   kr_op *conv = kr_prim_build(
       &b, "prim.conv", cv, 2,
-      dict(3, "strides", ints_attr(one, 1), "dilations", ints_attr(one, 1), "pads", ints_attr(zero2, 2)), NULL);
+      dict(3, "strides", unit_i64s_attr(one, 1), "dilations", unit_i64s_attr(one, 1), "pads", unit_i64s_attr(zero2, 2)),
+      NULL);
   ck_assert_int_eq(kr_op_attr_int(conv, "group"), 1);
   assert_result(conv, "tensor<1x3x3xf32>"); /* (5 - 2 - 1)/1 + 1 = 3 */
 
   /* concat's operand is variadic. */
   kr_value cc[3] = {x, x, x};
-  kr_op *cat = kr_prim_build(&b, "prim.concat", cc, 3, dict(1, "axis", int_attr(0)), NULL);
+  kr_op *cat = kr_prim_build(&b, "prim.concat", cc, 3, dict(1, "axis", unit_i64_attr(0)), NULL);
   assert_result(cat, "tensor<6x3xf32>");
   ck_assert(kr_op_get_schema(cat)->operands[0].variadic);
   ck_assert_uint_eq(num_errors, 0);
@@ -268,8 +258,8 @@ START_TEST(verifier_checks_declared_type) {
   kr_op_state st;
   kr_op_state_init(&st, ctx, "prim.transpose", NULL);
   kr_op_state_add_operands(&st, &x, 1);
-  kr_op_state_add_attr(&st, "perm", ints_attr(perm, 2));
-  kr_type wrong = T("tensor<2x3xf32>");
+  kr_op_state_add_attr(&st, "perm", unit_i64s_attr(perm, 2));
+  kr_type wrong = unit_type("tensor<2x3xf32>");
   kr_op_state_add_results(&st, &wrong, 1);
   kr_op *op = kr_builder_create(&b, &st);
   kr_op_state_free(&st);
@@ -279,7 +269,7 @@ START_TEST(verifier_checks_declared_type) {
   /* kr_op_infer_result_types gives the rule's type without touching the op. */
   kr_type got;
   ck_assert_int_eq(kr_op_infer_result_types(op, &got), KR_SUCCESS);
-  ck_assert_ptr_eq(got, T("tensor<3x2xf32>"));
+  ck_assert_ptr_eq(got, unit_type("tensor<3x2xf32>"));
   ck_assert_ptr_eq(kr_value_type(kr_op_result(op, 0)), wrong);
 }
 END_TEST

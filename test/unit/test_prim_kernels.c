@@ -23,22 +23,16 @@
 static void setup(void) { unit_context_setup(true); }
 static void teardown(void) { unit_context_teardown(); }
 
-static kr_type T(const char *text) {
-  kr_type t = kr_parse_type_str(ctx, text);
-  ck_assert_msg(t != NULL, "cannot parse type %s", text);
-  return t;
-}
-
 /* `name` on fresh block arguments of types `in` (n of them), result type `out`, attributes
  * from the dictionary text `attrs` (NULL: none).  No inference, no verification. */
 static kr_op *mk(const char *name, const char *const *in, unsigned n, const char *out, const char *attrs) {
   kr_block *b = kr_block_create(ctx);
   kr_value vals[8];
-  for (unsigned i = 0; i < n; i++) vals[i] = kr_block_add_arg(b, T(in[i]), NULL);
+  for (unsigned i = 0; i < n; i++) vals[i] = kr_block_add_arg(b, unit_type(in[i]), NULL);
   kr_op_state st;
   kr_op_state_init(&st, ctx, name, NULL);
   kr_op_state_add_operands(&st, vals, n);
-  kr_type rt = T(out);
+  kr_type rt = unit_type(out);
   kr_op_state_add_results(&st, &rt, 1);
   if (attrs) {
     kr_attr d = kr_parse_attr_str(ctx, attrs);
@@ -74,7 +68,7 @@ static void eval_fails(kr_op *op, kr_tensor *const *ins, const char *msg) {
 
 static kr_tensor tnew(const char *type) {
   kr_tensor t;
-  ck_assert_int_eq(kr_tensor_alloc(&t, T(type)), KR_SUCCESS);
+  ck_assert_int_eq(kr_tensor_alloc(&t, unit_type(type)), KR_SUCCESS);
   return t;
 }
 static kr_tensor tf(const char *type, const double *v) {
@@ -1179,17 +1173,18 @@ START_TEST(build_and_run) {
 
   /* kr_prim_build infers the result type; the kernel runs on it. */
   kr_block *b = kr_block_create(ctx);
-  kr_value args[2] = {kr_block_add_arg(b, T("tensor<4x1xi32>"), NULL), kr_block_add_arg(b, T("tensor<4x3xi32>"), NULL)};
+  kr_value args[2] = {kr_block_add_arg(b, unit_type("tensor<4x1xi32>"), NULL),
+                      kr_block_add_arg(b, unit_type("tensor<4x3xi32>"), NULL)};
   kr_builder bld;
   kr_builder_init(&bld, ctx);
   kr_builder_set_insertion_point_to_end(&bld, b);
   kr_op *bc = kr_prim_build(&bld, "prim.broadcast", args, 1, kr_parse_attr_str(ctx, "{shape = array<i64: 4, 3>}"), NULL);
   ck_assert_msg(bc != NULL, "%s", last_error);
-  ck_assert_ptr_eq(kr_value_type(kr_op_result(bc, 0)), T("tensor<4x3xi32>"));
+  ck_assert_ptr_eq(kr_value_type(kr_op_result(bc, 0)), unit_type("tensor<4x3xi32>"));
   kr_value ab[2] = {kr_op_result(bc, 0), args[1]};
   kr_op *cmp = kr_prim_build(&bld, "prim.cmp", ab, 2, kr_parse_attr_str(ctx, "{predicate = \"lt\"}"), NULL);
   ck_assert_msg(cmp != NULL, "%s", last_error);
-  ck_assert_ptr_eq(kr_value_type(kr_op_result(cmp, 0)), T("tensor<4x3xi1>"));
+  ck_assert_ptr_eq(kr_value_type(kr_op_result(cmp, 0)), unit_type("tensor<4x3xi1>"));
   kr_tensor xa = ti("tensor<4x1xi32>", (const int64_t[]){0, 1, 2, 3});
   kr_tensor *bi[] = {&xa};
   kr_tensor y = eval(bc, bi);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "korch/korch.h"
 
@@ -47,6 +48,23 @@ static inline void unit_context_setup(bool core_dialects) {
   if (core_dialects) ck_assert_int_eq(kr_register_core_dialects(ctx), KR_SUCCESS);
   unit_reset_errors();
 }
+
+/* The type written as `text` (e.g. "tensor<2x3xf32>"), parsed in ctx; fails the test when it
+ * does not parse. */
+static inline kr_type unit_type(const char *text) {
+  kr_type t = kr_parse_type_str(ctx, text);
+  ck_assert_msg(t != NULL, "cannot parse type %s", text);
+  return t;
+}
+
+/* Attributes the op and prim schemas take: i64, array<i64: ...>, string. */
+static inline kr_attr unit_i64_attr(int64_t v) {
+  return kr_attr_integer(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v);
+}
+static inline kr_attr unit_i64s_attr(const int64_t *v, unsigned n) {
+  return kr_attr_dense_array(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v, n);
+}
+static inline kr_attr unit_str_attr(const char *s) { return kr_attr_string(ctx, s, strlen(s)); }
 
 /* Destroys ctx (and everything it owns).  For a Check fixture's teardown. */
 static inline void unit_context_teardown(void) { kr_context_destroy(ctx); }
