@@ -105,3 +105,9 @@ void kr_schema_from_row(kr_op_schema *s, const char *operands, const char *resul
   s->results = res;
   s->attrs = at;
 }
+
+const char *kr_schema_operand_name(kr_op *op, unsigned i) {
+  const kr_op_schema *s = kr_op_get_schema(op);
+  if (!s || !s->num_operands) return "?";
+  return i < s->num_operands ? s->operands[i].name : s->operands[s->num_operands - 1].name;
+}

@@ -11,4 +11,8 @@
  * per process (static tables live until exit); aborts on out-of-memory at start-up. */
 void kr_schema_from_row(kr_op_schema *s, const char *operands, const char *results, const char *attrs);
 
+/* The schema's name of operand i of `op` for a diagnostic: operands past the last schema entry
+ * belong to the last one (variadic); "?" for an op without a schema or without operands. */
+const char *kr_schema_operand_name(kr_op *op, unsigned i);
+
 #endif

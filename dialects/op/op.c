@@ -242,23 +242,17 @@ kr_attr kr_op_constant_operand(kr_op *op, unsigned i) {
   return v;
 }
 
-static const char *operand_name(kr_op *op, unsigned i) {
-  const kr_op_schema *s = kr_op_get_schema(op);
-  if (!s || !s->num_operands) return "?";
-  return i < s->num_operands ? s->operands[i].name : s->operands[s->num_operands - 1].name;
-}
-
 static int64_t constant_elems(kr_op *op, unsigned i, int64_t cap, kr_attr *out) {
   kr_attr v = kr_op_constant_operand(op, i);
   if (!v) {
     kr_op_emit_error(op, "operand #%u ('%s') must be a constant (its value decides the result shape)", i,
-                     operand_name(op, i));
+                     kr_schema_operand_name(op, i));
     return -1;
   }
   int64_t n = kr_type_num_elements(v->type);
   if (n < 0 || n > cap) {
-    kr_op_emit_error(op, "operand #%u ('%s') has %lld elements, at most %lld supported", i, operand_name(op, i),
-                     (long long)n, (long long)cap);
+    kr_op_emit_error(op, "operand #%u ('%s') has %lld elements, at most %lld supported", i,
+                     kr_schema_operand_name(op, i), (long long)n, (long long)cap);
     return -1;
   }
   *out = v;
@@ -271,12 +265,12 @@ int64_t kr_op_constant_ints(kr_op *op, unsigned i, int64_t *out, int64_t cap) {
   if (n < 0) return -1;
   kr_type e = kr_type_element(v->type);
   if (e->kind != KR_TYPE_INTEGER && e->kind != KR_TYPE_INDEX) {
-    kr_op_emit_error(op, "operand #%u ('%s') must hold integers", i, operand_name(op, i));
+    kr_op_emit_error(op, "operand #%u ('%s') must hold integers", i, kr_schema_operand_name(op, i));
     return -1;
   }
   kr_tensor t;
   if (kr_tensor_from_attr(&t, v)) {
-    kr_op_emit_error(op, "operand #%u ('%s'): unreadable constant", i, operand_name(op, i));
+    kr_op_emit_error(op, "operand #%u ('%s'): unreadable constant", i, kr_schema_operand_name(op, i));
     return -1;
   }
   for (int64_t k = 0; k < n; k++) out[k] = kr_tensor_get_i64(&t, k);
@@ -290,7 +284,7 @@ int64_t kr_op_constant_floats(kr_op *op, unsigned i, double *out, int64_t cap) {
   if (n < 0) return -1;
   kr_tensor t;
   if (kr_tensor_from_attr(&t, v)) {
-    kr_op_emit_error(op, "operand #%u ('%s'): unreadable constant", i, operand_name(op, i));
+    kr_op_emit_error(op, "operand #%u ('%s'): unreadable constant", i, kr_schema_operand_name(op, i));
     return -1;
   }
   for (int64_t k = 0; k < n; k++) out[k] = kr_tensor_get_f64(&t, k);
@@ -340,17 +334,20 @@ kr_status kr_op_broadcast_shapes(kr_op *op, const kr_type *types, unsigned n, in
 }
 
 kr_status kr_op_operand_tensor(kr_op *op, unsigned i, kr_type *out) {
-  if (i >= op->num_operands) return kr_op_emit_error(op, "missing operand #%u ('%s')", i, operand_name(op, i));
+  if (i >= op->num_operands)
+    return kr_op_emit_error(op, "missing operand #%u ('%s')", i, kr_schema_operand_name(op, i));
   kr_type t = kr_value_type(kr_op_operand(op, i));
   if (t->kind != KR_TYPE_TENSOR || !kr_type_has_static_shape(t) || t->u.shaped.rank > KR_OP_MAX_RANK) {
     char *s = kr_type_to_cstr(t);
-    kr_op_emit_error(op, "operand #%u ('%s') must be a tensor with a static shape, got '%s'", i, operand_name(op, i), s);
+    kr_op_emit_error(op, "operand #%u ('%s') must be a tensor with a static shape, got '%s'", i,
+                     kr_schema_operand_name(op, i), s);
     free(s);
     return KR_FAILURE;
   }
   if (kr_type_num_elements(t) < 0) {
     char *s = kr_type_to_cstr(t);
-    kr_op_emit_error(op, "operand #%u ('%s') of type '%s' has more than 2^63 - 1 elements", i, operand_name(op, i), s);
+    kr_op_emit_error(op, "operand #%u ('%s') of type '%s' has more than 2^63 - 1 elements", i,
+                     kr_schema_operand_name(op, i), s);
     free(s);
     return KR_FAILURE;
   }
@@ -400,7 +397,8 @@ static kr_status check_schema(kr_op *op, const kr_op_schema *s) {
     kr_type t = kr_value_type(kr_op_operand(op, i));
     bool optional = i < s->num_operands && s->operands[i].optional;
     if (t->kind == KR_TYPE_NONE) {
-      if (!optional) return kr_op_emit_error(op, "operand #%u ('%s') is required but is 'none'", i, operand_name(op, i));
+      if (!optional)
+        return kr_op_emit_error(op, "operand #%u ('%s') is required but is 'none'", i, kr_schema_operand_name(op, i));
       continue;
     }
     kr_type dummy;

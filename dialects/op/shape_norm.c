@@ -6,18 +6,15 @@
 
 #include "dialects/dialect_util.h"
 #include "dialects/op/shape_reduce.h"
-
-static const char *operand_name(kr_op *op, unsigned i) {
-  const kr_op_schema *s = kr_op_get_schema(op);
-  return s && i < s->num_operands ? s->operands[i].name : "?";
-}
+#include "dialects/schema.h"
 
 /* Operand i as a static tensor of a float element type (the T of every norm op is a float). */
 static kr_status float_operand(kr_op *op, unsigned i, kr_type *out) {
   if (kr_op_operand_tensor(op, i, out)) return KR_FAILURE;
   if ((*out)->u.shaped.elem->kind != KR_TYPE_FLOAT) {
     char *s = kr_type_to_cstr(*out);
-    kr_op_emit_error(op, "operand #%u ('%s') must have a float element type, got '%s'", i, operand_name(op, i), s);
+    kr_op_emit_error(op, "operand #%u ('%s') must have a float element type, got '%s'", i,
+                     kr_schema_operand_name(op, i), s);
     free(s);
     return KR_FAILURE;
   }
@@ -28,7 +25,8 @@ static kr_status float_operand(kr_op *op, unsigned i, kr_type *out) {
 static kr_status same_elem(kr_op *op, unsigned i, kr_type x, kr_type t) {
   if (t->u.shaped.elem == x->u.shaped.elem) return KR_SUCCESS;
   char *a = kr_type_to_cstr(t), *b = kr_type_to_cstr(x);
-  kr_op_emit_error(op, "operand #%u ('%s') of type '%s' must have the element type of '%s'", i, operand_name(op, i), a, b);
+  kr_op_emit_error(op, "operand #%u ('%s') of type '%s' must have the element type of '%s'", i,
+                   kr_schema_operand_name(op, i), a, b);
   free(a), free(b);
   return KR_FAILURE;
 }
@@ -79,7 +77,8 @@ kr_status kr_infer_layer_normalization(kr_op *op, kr_type *results) {
     }
     if (!ok) {
       char *a = kr_type_to_cstr(t), *b = kr_type_to_cstr(x);
-      kr_op_emit_error(op, "operand #%u ('%s') of type '%s' does not broadcast to X's shape '%s'", i, operand_name(op, i), a, b);
+      kr_op_emit_error(op, "operand #%u ('%s') of type '%s' does not broadcast to X's shape '%s'", i,
+                       kr_schema_operand_name(op, i), a, b);
       free(a), free(b);
       return KR_FAILURE;
     }
@@ -105,7 +104,7 @@ static kr_status channel_vector(kr_op *op, unsigned i, kr_type x, kr_type *out) 
   if ((*out)->u.shaped.rank != 1 || (*out)->u.shaped.dims[0] != c) {
     char *a = kr_type_to_cstr(*out);
     kr_op_emit_error(op, "operand #%u ('%s') must have shape [%lld] (the channels of dimension 1), got '%s'", i,
-                     operand_name(op, i), (long long)c, a);
+                     kr_schema_operand_name(op, i), (long long)c, a);
     free(a);
     return KR_FAILURE;
   }

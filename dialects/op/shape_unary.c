@@ -6,6 +6,7 @@
 
 #include "dialects/dialect_util.h"
 #include "dialects/op/shape_elementwise.h"
+#include "dialects/schema.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Shared helpers (shape_elementwise.h). */
@@ -36,17 +37,12 @@ static const char *class_name(unsigned classes) {
   }
 }
 
-static const char *operand_name(kr_op *op, unsigned i) {
-  const kr_op_schema *s = kr_op_get_schema(op);
-  return i < s->num_operands ? s->operands[i].name : s->operands[s->num_operands - 1].name;
-}
-
 kr_status kr_ew_operand(kr_op *op, unsigned i, unsigned classes, kr_type *out) {
   if (kr_op_operand_tensor(op, i, out)) return KR_FAILURE;
   if (kr_ew_class(kr_type_element(*out)) & classes) return KR_SUCCESS;
   char *s = kr_type_to_cstr(*out);
-  kr_op_emit_error(op, "operand #%u ('%s') of ONNX %s must have %s elements, got '%s'", i, operand_name(op, i),
-                   kr_op_get_schema(op)->onnx_name, class_name(classes), s);
+  kr_op_emit_error(op, "operand #%u ('%s') of ONNX %s must have %s elements, got '%s'", i,
+                   kr_schema_operand_name(op, i), kr_op_get_schema(op)->onnx_name, class_name(classes), s);
   free(s);
   return KR_FAILURE;
 }
@@ -59,7 +55,7 @@ kr_status kr_ew_operands_same(kr_op *op, unsigned first, unsigned n, unsigned cl
     if (kr_type_element(types[k]) == kr_type_element(types[0])) continue;
     char *a = kr_type_to_cstr(types[0]), *b = kr_type_to_cstr(types[k]);
     kr_op_emit_error(op, "operands #%u ('%s') and #%u ('%s') must have the same element type, got '%s' and '%s'", first,
-                     operand_name(op, first), first + k, operand_name(op, first + k), a, b);
+                     kr_schema_operand_name(op, first), first + k, kr_schema_operand_name(op, first + k), a, b);
     free(a), free(b);
     return KR_FAILURE;
   }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "dialects/prim/shape_util.h"
+#include "dialects/schema.h"
 
 static const char *class_name(unsigned classes) {
   switch (classes) {
@@ -16,17 +17,11 @@ static const char *class_name(unsigned classes) {
   }
 }
 
-const char *kr_ps_operand_name(kr_op *op, unsigned i) {
-  const kr_op_schema *s = kr_op_get_schema(op);
-  if (!s || !s->num_operands) return "?";
-  return i < s->num_operands ? s->operands[i].name : s->operands[s->num_operands - 1].name;
-}
-
 kr_status kr_ps_operand(kr_op *op, unsigned i, unsigned classes, kr_type *out) {
   if (kr_op_operand_tensor(op, i, out)) return KR_FAILURE;
   if (kr_ew_class(kr_type_element(*out)) & classes) return KR_SUCCESS;
   char *s = kr_type_to_cstr(*out);
-  kr_op_emit_error(op, "operand #%u ('%s') must have %s elements, got '%s'", i, kr_ps_operand_name(op, i),
+  kr_op_emit_error(op, "operand #%u ('%s') must have %s elements, got '%s'", i, kr_schema_operand_name(op, i),
                    class_name(classes), s);
   free(s);
   return KR_FAILURE;
@@ -38,7 +33,7 @@ kr_status kr_ps_same_type(kr_op *op, unsigned i, kr_type ti, unsigned j, kr_type
   kr_op_emit_error(op,
                    "operands #%u ('%s') and #%u ('%s') must have the same type (no implicit broadcast), "
                    "got '%s' and '%s'",
-                   i, kr_ps_operand_name(op, i), j, kr_ps_operand_name(op, j), a, b);
+                   i, kr_schema_operand_name(op, i), j, kr_schema_operand_name(op, j), a, b);
   free(a), free(b);
   return KR_FAILURE;
 }
@@ -47,7 +42,7 @@ kr_status kr_ps_same_elem(kr_op *op, unsigned i, kr_type ti, unsigned j, kr_type
   if (kr_type_element(ti) == kr_type_element(tj)) return KR_SUCCESS;
   char *a = kr_type_to_cstr(ti), *b = kr_type_to_cstr(tj);
   kr_op_emit_error(op, "operands #%u ('%s') and #%u ('%s') must have the same element type, got '%s' and '%s'", i,
-                   kr_ps_operand_name(op, i), j, kr_ps_operand_name(op, j), a, b);
+                   kr_schema_operand_name(op, i), j, kr_schema_operand_name(op, j), a, b);
   free(a), free(b);
   return KR_FAILURE;
 }

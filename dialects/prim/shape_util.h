@@ -17,8 +17,6 @@
  * kr_ew_class(elem) is an element type's class, 0 for one a prim tensor cannot hold (index,
  * none, i4, ...). */
 
-/* The schema name of operand i ("lhs"; the variadic one for i past the list). */
-const char *kr_ps_operand_name(kr_op *op, unsigned i);
 /* Operand i as a static tensor (kr_op_operand_tensor) whose element type is in `classes`:
  * "operand #i ('x') must have floating-point elements, got 'tensor<4xi32>'". */
 kr_status kr_ps_operand(kr_op *op, unsigned i, unsigned classes, kr_type *out);
