@@ -19,6 +19,7 @@
 #include "korch/interp.h"
 #include "korch/kernel.h"
 #include "korch/op.h"
+#include "backend/interp/simt.h"
 
 /* func.call nesting deeper than this is taken for unbounded recursion (the C stack would go
  * first). */
@@ -103,7 +104,7 @@ static kr_status copy_tensor(kr_tensor *dst, const kr_tensor *src) {
 }
 
 static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
-                     unsigned num_outputs, unsigned depth);
+                     unsigned num_outputs, unsigned depth, simt_session *s);
 
 /* Drops one use of each operand of `op`; frees tensors whose last use this was. */
 static void release_operands(frame *f, kr_op *op) {
@@ -162,7 +163,7 @@ static const char *callee_kind(const kr_op *op) {
 }
 
 /* func.call and kernel.launch: runs the callee on views of the operands. */
-static kr_status exec_call(frame *f, kr_op *op, kr_tensor *results, unsigned depth) {
+static kr_status exec_call(frame *f, kr_op *op, kr_tensor *results, unsigned depth, simt_session *s) {
   const char *want = callee_kind(op);
   kr_attr callee = kr_op_get_attr(op, "callee");
   kr_op *fn = callee && callee->kind == KR_ATTR_SYMBOL_REF ? kr_symbol_lookup(op, callee) : NULL;
@@ -182,7 +183,13 @@ static kr_status exec_call(frame *f, kr_op *op, kr_tensor *results, unsigned dep
     args[i] = *ins[i];
     args[i].owned = false; /* a view: the callee must not free the caller's tensor */
   }
-  if (!st) st = run(fn, args, op->num_operands, results, op->num_results, depth + 1);
+  if (!st) {
+    /* A scheduled kernel runs as SIMT code on the GPU model (backend/interp/simt*.c). */
+    if (!strcmp(fn->name, KR_KERNEL_FUNC_OP) && kr_kernel_is_scheduled(fn))
+      st = simt_launch(s, op, fn, ins, op->num_operands, results, op->num_results);
+    else
+      st = run(fn, args, op->num_operands, results, op->num_results, depth + 1, s);
+  }
   free(args);
   free(ins);
   return st;
@@ -228,7 +235,7 @@ static kr_status exec_kernel(frame *f, kr_op *op, kr_tensor *results) {
 }
 
 static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
-                     unsigned num_outputs, unsigned depth) {
+                     unsigned num_outputs, unsigned depth, simt_session *s) {
   for (unsigned i = 0; i < num_outputs; i++) memset(&outputs[i], 0, sizeof outputs[i]);
   if (!func || !is_function(func))
     return func ? kr_op_emit_error(func, "is not a func.func or kernel.func: the interpreter runs functions")
@@ -300,7 +307,7 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
     else if (kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE))
       st = exec_constant(op, &res[0]);
     else if (callee_kind(op))
-      st = exec_call(&f, op, res, depth);
+      st = exec_call(&f, op, res, depth, s);
     else
       st = exec_kernel(&f, op, res);
     if (!st) {
@@ -324,19 +331,36 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
   return st;
 }
 
-kr_status kr_interp_run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
-                        unsigned num_outputs) {
-  return run(func, inputs, num_inputs, outputs, num_outputs, 0);
-}
-
-/* STUB until the SIMT interpreter lands (backend/interp/simt*.c). */
 kr_interp_options kr_interp_default_options(void) {
-  kr_interp_options o = {.simt_checks = true, .simt_seed = 1};
+  kr_interp_options o;
+  memset(&o, 0, sizeof o);
+  o.simt_checks = true;
+  o.simt_seed = 1;
   return o;
 }
 
 kr_status kr_interp_run_with(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
                              unsigned num_outputs, const kr_interp_options *options) {
-  (void)options;
-  return kr_interp_run(func, inputs, num_inputs, outputs, num_outputs);
+  simt_session s;
+  memset(&s, 0, sizeof s);
+  kr_interp_options def;
+  if (!options) {
+    def = kr_interp_default_options();
+    options = &def;
+  }
+  s.opts = *options;
+  kr_status st = run(func, inputs, num_inputs, outputs, num_outputs, 0, &s);
+  if (options->memory_report && options->stats && options->num_stats) {
+    *options->stats = s.stats;
+    *options->num_stats = s.num_stats;
+  } else {
+    free(s.stats);
+  }
+  return st;
+}
+
+kr_status kr_interp_run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
+                        unsigned num_outputs) {
+  kr_interp_options o = kr_interp_default_options();
+  return kr_interp_run_with(func, inputs, num_inputs, outputs, num_outputs, &o);
 }

@@ -270,10 +270,18 @@ kr_status kr_arith_extsi_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_I
 kr_status kr_arith_extui_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_INT, CAST_FIXED_INT, WIDEN, NULL); }
 kr_status kr_arith_trunci_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_INT, CAST_FIXED_INT, NARROW, NULL); }
 kr_status kr_arith_sitofp_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_INT, CAST_FLOAT, ANY_WIDTH, NULL); }
+kr_status kr_arith_uitofp_verify(kr_op *op) { return verify_cast(op, CAST_FIXED_INT, CAST_FLOAT, ANY_WIDTH, NULL); }
 kr_status kr_arith_fptosi_verify(kr_op *op) { return verify_cast(op, CAST_FLOAT, CAST_FIXED_INT, ANY_WIDTH, NULL); }
+kr_status kr_arith_fptoui_verify(kr_op *op) { return verify_cast(op, CAST_FLOAT, CAST_FIXED_INT, ANY_WIDTH, NULL); }
 kr_status kr_arith_extf_verify(kr_op *op) { return verify_cast(op, CAST_FLOAT, CAST_FLOAT, WIDEN, extf_compatible); }
+/* `roundingmode` (korch's extension, see ops.def): absent, "to_nearest_even" or "toward_zero". */
 kr_status kr_arith_truncf_verify(kr_op *op) {
-  return verify_cast(op, CAST_FLOAT, CAST_FLOAT, NARROW, truncf_compatible);
+  if (verify_cast(op, CAST_FLOAT, CAST_FLOAT, NARROW, truncf_compatible)) return KR_FAILURE;
+  kr_attr m = kr_op_get_attr(op, "roundingmode");
+  if (m && (m->kind != KR_ATTR_STRING ||
+            (strcmp(m->u.string.str, "to_nearest_even") && strcmp(m->u.string.str, "toward_zero"))))
+    return kr_op_emit_error(op, "attribute 'roundingmode' must be the string \"to_nearest_even\" or \"toward_zero\"");
+  return KR_SUCCESS;
 }
 
 /* ---------------------------------------------------------------------------------------------

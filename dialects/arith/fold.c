@@ -4,9 +4,11 @@
  * stays a splat).  Integers are handled as their bit patterns in a uint64_t masked to the type's
  * width (index: 64), so wrap-around is two's complement at that width; signed ops sign-extend
  * first.  Floats are computed in double and rounded once to the result type (see
- * kr_arith_round_to_float).  Undefined results are never folded: division or remainder by zero,
- * signed INT_MIN / -1, shifts by >= the width, fptosi out of range or of NaN, and truncf that
- * would lose information (as MLIR). */
+ * kr_arith_round_to_float), except the math functions (exp, log, ..., fma), which compute in
+ * the type's compute precision (f64: double; f32, f16, bf16: float, as the kernels do) and then
+ * round once.  Undefined results are never folded: division or remainder by zero, signed
+ * INT_MIN / -1, shifts by >= the width, and truncf that would lose information (as MLIR).
+ * fptosi/fptoui are defined everywhere in korch (saturating, NaN -> 0; ops.def) and always fold. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,17 @@ static double int_to_float(int64_t v, kr_float_kind k) {
     if (v < 0) f = -f;
     return k == KR_F16 ? (double)kr_f16_to_f32(kr_f32_to_f16(f)) : (double)kr_bf16_to_f32(kr_f32_to_bf16(f));
   }
+  }
+  return (double)v;
+}
+
+/* uitofp: an unsigned integer rounded once to float kind k (ties to even). */
+static double uint_to_float(uint64_t v, kr_float_kind k) {
+  switch (k) {
+  case KR_F64: return (double)v;
+  case KR_F32: return (double)(float)v;
+  case KR_F16: return (double)kr_f16_to_f32(kr_f32_to_f16(u64_to_f32_round_odd(v)));
+  case KR_BF16: return (double)kr_bf16_to_f32(kr_f32_to_bf16(u64_to_f32_round_odd(v)));
   }
   return (double)v;
 }
@@ -381,6 +394,64 @@ static bool e_cmpf(const elem_op *e, const scalar *in, scalar *out) {
   return true;
 }
 
+/* Math functions in the compute precision of the result's float kind (f64: double; f32, f16,
+ * bf16: float, as the schedule's emitters compute f16/bf16 in f32), rounded once to the type.
+ * A NaN made from non-NaN operands is the positive quiet NaN (see default_nan). */
+typedef float (*math_f)(float);
+typedef double (*math_d)(double);
+typedef float (*math2_f)(float, float);
+typedef double (*math2_d)(double, double);
+
+static double math1(const elem_op *e, math_f ff, math_d fd, double x) {
+  kr_float_kind k = e->out_elem->u.fkind;
+  double r = k == KR_F64 ? fd(x) : (double)ff((float)x);
+  if (isnan(r) && !isnan(x)) r = fabs(r);
+  return kr_arith_round_to_float(r, k);
+}
+static double math2(const elem_op *e, math2_f ff, math2_d fd, double x, double y) {
+  kr_float_kind k = e->out_elem->u.fkind;
+  double r = k == KR_F64 ? fd(x, y) : (double)ff((float)x, (float)y);
+  return kr_arith_round_to_float(default_nan(r, x, y), k);
+}
+
+static float rsqrt_f(float x) { return 1.0f / sqrtf(x); }
+static double rsqrt_d(double x) { return 1.0 / sqrt(x); }
+/* nearbyint in the default rounding mode (to nearest, ties to even; the library never changes
+ * it) is C23's roundeven. */
+#define MATH1(name, ff, fd)                                                       \
+  static bool e_##name(const elem_op *e, const scalar *in, scalar *out) {        \
+    out->f = math1(e, ff, fd, FA);                                                \
+    return true;                                                                  \
+  }
+MATH1(exp, expf, exp)
+MATH1(log, logf, log)
+MATH1(sqrt, sqrtf, sqrt)
+MATH1(rsqrt, rsqrt_f, rsqrt_d)
+MATH1(tanh, tanhf, tanh)
+MATH1(erf, erff, erf)
+MATH1(sin, sinf, sin)
+MATH1(cos, cosf, cos)
+MATH1(floor, floorf, floor)
+MATH1(ceil, ceilf, ceil)
+MATH1(roundeven, nearbyintf, nearbyint)
+MATH1(absf, fabsf, fabs)
+#undef MATH1
+static bool e_powf(const elem_op *e, const scalar *in, scalar *out) { out->f = math2(e, powf, pow, FA, FB); return true; }
+static bool e_remf(const elem_op *e, const scalar *in, scalar *out) { out->f = math2(e, fmodf, fmod, FA, FB); return true; }
+static bool e_fma(const elem_op *e, const scalar *in, scalar *out) {
+  kr_float_kind k = e->out_elem->u.fkind;
+  double c = in[2].f;
+  double r = k == KR_F64 ? fma(FA, FB, c) : (double)fmaf((float)FA, (float)FB, (float)c);
+  if (isnan(r) && !isnan(FA) && !isnan(FB) && !isnan(c)) r = fabs(r);
+  out->f = kr_arith_round_to_float(r, k);
+  return true;
+}
+/* |x| modulo 2^W: the most negative value stays itself. */
+static bool e_absi(const elem_op *e, const scalar *in, scalar *out) {
+  out->i = SA < 0 ? (0 - A) & mask_of(W) : A;
+  return true;
+}
+
 static bool e_select(const elem_op *e, const scalar *in, scalar *out) {
   (void)e;
   *out = (in[0].i & 1) ? in[1] : in[2];
@@ -401,12 +472,26 @@ static bool e_sitofp(const elem_op *e, const scalar *in, scalar *out) {
   out->f = int_to_float(sext(A, e->in_width), e->out_elem->u.fkind);
   return true;
 }
-/* Truncation toward zero; NaN and values outside [-2^(W-1), 2^(W-1)) are not folded. */
+static bool e_uitofp(const elem_op *e, const scalar *in, scalar *out) {
+  out->f = uint_to_float(A & mask_of(e->in_width), e->out_elem->u.fkind);
+  return true;
+}
+/* Truncation toward zero, saturating to [-2^(W-1), 2^(W-1) - 1], NaN -> 0 (korch's fptosi,
+ * PTX cvt.rzi.sat). */
 static bool e_fptosi(const elem_op *e, const scalar *in, scalar *out) {
-  if (isnan(FA)) return false;
   double t = trunc(FA), lim = ldexp(1.0, (int)W - 1);
-  if (t < -lim || t >= lim) return false;
-  out->i = bits_of((int64_t)t, W);
+  if (isnan(FA)) out->i = 0;
+  else if (t < -lim) out->i = (uint64_t)1 << (W - 1);              /* INT_MIN of width W */
+  else if (t >= lim) out->i = mask_of(W) >> 1;                       /* INT_MAX */
+  else out->i = bits_of((int64_t)t, W);
+  return true;
+}
+/* Truncation toward zero, saturating to [0, 2^W - 1], NaN -> 0 (korch's fptoui). */
+static bool e_fptoui(const elem_op *e, const scalar *in, scalar *out) {
+  double t = trunc(FA), lim = ldexp(1.0, (int)W);
+  if (isnan(FA) || t <= 0) out->i = 0;
+  else if (t >= lim) out->i = mask_of(W);
+  else out->i = (uint64_t)t;
   return true;
 }
 static bool e_extf(const elem_op *e, const scalar *in, scalar *out) { (void)e; out->f = FA; return true; }
@@ -625,6 +710,30 @@ kr_status kr_arith_negf_fold(kr_op *op, const kr_attr *operands, kr_fold_result 
   return KR_FAILURE;
 }
 
+/* Math functions: constants only (floor, ceil, roundeven, absf and absi are idempotent: the
+ * driver folds f(f(x)) through the trait). */
+#define MATH_FOLD(name)                                                                    \
+  kr_status kr_arith_##name##_fold(kr_op *op, const kr_attr *operands, kr_fold_result *res) { \
+    return fold_elementwise(op, operands, e_##name, 0, res);                               \
+  }
+MATH_FOLD(exp)
+MATH_FOLD(log)
+MATH_FOLD(sqrt)
+MATH_FOLD(rsqrt)
+MATH_FOLD(tanh)
+MATH_FOLD(erf)
+MATH_FOLD(sin)
+MATH_FOLD(cos)
+MATH_FOLD(floor)
+MATH_FOLD(ceil)
+MATH_FOLD(roundeven)
+MATH_FOLD(absf)
+MATH_FOLD(powf)
+MATH_FOLD(remf)
+MATH_FOLD(fma)
+MATH_FOLD(absi)
+#undef MATH_FOLD
+
 static int64_t predicate_of(kr_op *op) {
   kr_attr p = kr_op_get_attr(op, "predicate");
   return p && p->kind == KR_ATTR_INTEGER ? p->u.i : -1;
@@ -690,8 +799,16 @@ kr_status kr_arith_sitofp_fold(kr_op *op, const kr_attr *operands, kr_fold_resul
   return fold_elementwise(op, operands, e_sitofp, 0, res);
 }
 
+kr_status kr_arith_uitofp_fold(kr_op *op, const kr_attr *operands, kr_fold_result *res) {
+  return fold_elementwise(op, operands, e_uitofp, 0, res);
+}
+
 kr_status kr_arith_fptosi_fold(kr_op *op, const kr_attr *operands, kr_fold_result *res) {
   return fold_elementwise(op, operands, e_fptosi, 0, res);
+}
+
+kr_status kr_arith_fptoui_fold(kr_op *op, const kr_attr *operands, kr_fold_result *res) {
+  return fold_elementwise(op, operands, e_fptoui, 0, res);
 }
 
 kr_status kr_arith_extf_fold(kr_op *op, const kr_attr *operands, kr_fold_result *res) {

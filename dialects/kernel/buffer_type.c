@@ -23,13 +23,17 @@ kr_type kr_kernel_buffer_type(kr_context *ctx, kr_kernel_space space, unsigned r
   const kr_dialect *d = kr_context_lookup_dialect(ctx, "kernel", 6);
   if (!d || (unsigned)space > KR_KERNEL_SPACE_LOCAL || rank > KR_KERNEL_MAX_RANK || !elem_ok(elem)) return NULL;
   int64_t st[KR_KERNEL_MAX_RANK], span = 1;
+  bool empty = false;
   for (unsigned i = rank; i-- > 0;) {
-    if (dims[i] < 1 || dims[i] > ((int64_t)1 << 40)) return NULL;
-    st[i] = strides ? strides[i] : (i + 1 < rank ? st[i + 1] * dims[i + 1] : 1);
+    if (dims[i] < 0 || dims[i] > ((int64_t)1 << 40)) return NULL;
+    empty |= dims[i] == 0;
+    /* Row-major strides as if every dim were >= 1, so an empty buffer still has a valid layout. */
+    st[i] = strides ? strides[i] : (i + 1 < rank ? st[i + 1] * (dims[i + 1] ? dims[i + 1] : 1) : 1);
     if (st[i] < 0 || st[i] > ((int64_t)1 << 40)) return NULL;
-    if (st[i] && (dims[i] - 1) > (((int64_t)1 << 62) - span) / st[i]) return NULL;
-    span += (dims[i] - 1) * st[i];
+    if (dims[i] && st[i] && (dims[i] - 1) > (((int64_t)1 << 62) - span) / st[i]) return NULL;
+    if (dims[i]) span += (dims[i] - 1) * st[i];
   }
+  if (empty) span = 0;
   kr_type i64 = kr_type_integer(ctx, 64, KR_SIGNLESS);
   const char *name = space_names[space];
   kr_attr params[4] = {
@@ -61,6 +65,12 @@ bool kr_kernel_buffer_info(kr_type t, kr_kernel_buffer *out) {
   }
   out->elem = p[3]->type;
   out->span = 1;
-  for (unsigned i = 0; i < out->rank; i++) out->span += (out->dims[i] - 1) * out->strides[i];
+  for (unsigned i = 0; i < out->rank; i++) {
+    if (!out->dims[i]) {
+      out->span = 0; /* an empty buffer: no element is addressable */
+      break;
+    }
+    out->span += (out->dims[i] - 1) * out->strides[i];
+  }
   return true;
 }

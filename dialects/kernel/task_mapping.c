@@ -25,10 +25,34 @@ static kr_task_mapping atom_mapping(kr_task_kind kind, unsigned rank, const int6
 kr_task_mapping kr_task_spatial(unsigned rank, const int64_t *dims) { return atom_mapping(KR_TASK_SPATIAL, rank, dims); }
 kr_task_mapping kr_task_repeat(unsigned rank, const int64_t *dims) { return atom_mapping(KR_TASK_REPEAT, rank, dims); }
 
+/* Whether m is well formed: 1..KR_TASK_MAX_ATOMS atoms of rank 1..KR_KERNEL_MAX_RANK, dims >= 1,
+ * each atom's ranks a permutation of 0..rank-1 (unravel() relies on it: a repeated rank would
+ * leave a coordinate unset), and at most 2^40 tasks in all, so that no index the lowering
+ * computes (task coordinates, worker splits, products of dims) can overflow int64. */
+static bool mapping_valid(const kr_task_mapping *m) {
+  if (m->num_atoms < 1 || m->num_atoms > KR_TASK_MAX_ATOMS || m->rank < 1 || m->rank > KR_KERNEL_MAX_RANK)
+    return false;
+  const int64_t limit = (int64_t)1 << 40;
+  int64_t total = 1;
+  for (unsigned a = 0; a < m->num_atoms; a++) {
+    const kr_task_atom *at = &m->atoms[a];
+    if (at->kind != KR_TASK_SPATIAL && at->kind != KR_TASK_REPEAT) return false;
+    bool seen[KR_KERNEL_MAX_RANK] = {false};
+    for (unsigned i = 0; i < m->rank; i++) {
+      if (at->dims[i] < 1 || at->dims[i] > limit / total || at->ranks[i] >= m->rank || seen[at->ranks[i]])
+        return false;
+      seen[at->ranks[i]] = true;
+      total *= at->dims[i];
+    }
+  }
+  return true;
+}
+
 bool kr_task_compose(const kr_task_mapping *f, const kr_task_mapping *g, kr_task_mapping *out) {
   if (f->rank != g->rank || f->num_atoms + g->num_atoms > KR_TASK_MAX_ATOMS) return false;
   kr_task_mapping m = *f;
   for (unsigned i = 0; i < g->num_atoms; i++) m.atoms[m.num_atoms++] = g->atoms[i];
+  if (!mapping_valid(&m)) return false;
   *out = m;
   return true;
 }
@@ -100,8 +124,7 @@ void kr_task_mapping_task(const kr_task_mapping *m, int64_t worker, int64_t k, i
 
 kr_attr kr_task_mapping_attr(kr_context *ctx, const kr_task_mapping *m) {
   const kr_dialect *d = kr_context_lookup_dialect(ctx, "kernel", 6);
-  if (!d || m->num_atoms < 1 || m->num_atoms > KR_TASK_MAX_ATOMS || m->rank < 1 || m->rank > KR_KERNEL_MAX_RANK)
-    return NULL;
+  if (!d || !mapping_valid(m)) return NULL;
   kr_type i64 = kr_type_integer(ctx, 64, KR_SIGNLESS);
   kr_attr params[KR_TASK_MAX_ATOMS];
   for (unsigned a = 0; a < m->num_atoms; a++) {
@@ -126,7 +149,9 @@ bool kr_task_mapping_from_attr(kr_attr a, kr_task_mapping *out) {
   m.num_atoms = a->u.dialect.num_params;
   for (unsigned i = 0; i < m.num_atoms; i++) {
     kr_attr p = a->u.dialect.params[i];
-    if (p->kind != KR_ATTR_DENSE_ARRAY || p->u.dense_array.num < 3 || p->u.dense_array.num % 2 == 0) return false;
+    if (p->kind != KR_ATTR_DENSE_ARRAY || p->u.dense_array.size != p->u.dense_array.num * sizeof(int64_t) ||
+        p->u.dense_array.num < 3 || p->u.dense_array.num % 2 == 0)
+      return false;
     unsigned rank = (p->u.dense_array.num - 1) / 2;
     if (rank > KR_KERNEL_MAX_RANK || (i && rank != m.rank)) return false;
     m.rank = rank;
@@ -140,6 +165,7 @@ bool kr_task_mapping_from_attr(kr_attr a, kr_task_mapping *out) {
       m.atoms[i].ranks[d] = (unsigned)row[1 + rank + d];
     }
   }
+  if (!mapping_valid(&m)) return false;
   *out = m;
   return true;
 }

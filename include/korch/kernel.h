@@ -56,7 +56,8 @@ kr_status kr_register_kernel_dialect(kr_context *ctx);
  * carries these attributes (kernel.launch keeps its tensor operands and results; the interpreter
  * and the runtime bind them to the buffers): */
 #define KR_KERNEL_ATTR_TEMPLATE "korch.template" /* string: "injective", "window", "reduction", "matmul",
-                                                  * "conv", "linear-direct" (passes/schedule/) */
+                                                  * "conv", "linear-direct", or "empty" when every
+                                                  * output has zero elements (passes/schedule/) */
 #define KR_KERNEL_ATTR_GRID "korch.grid"         /* array<i64: x, y, z>: blocks per grid (each >= 1) */
 #define KR_KERNEL_ATTR_BLOCK "korch.block"       /* array<i64: x, y, z>: threads per block (each >= 1,
                                                   * product <= 1024) */
@@ -99,7 +100,8 @@ bool kr_kernel_is_scheduled(kr_op *func);
  * A view of memory in one space: element (i0, ..., in-1) lives at element offset
  * sum(i_k * stride_k) from the buffer's base.  Strides default to row-major; a buffer with other
  * strides (e.g. a padded shared tile, !kernel.buffer<shared, 32x32xf32, strides = [33, 1]>, to
- * avoid bank conflicts) prints them.  Rank 0..KR_KERNEL_MAX_RANK; dims >= 1; strides >= 0.
+ * avoid bank conflicts) prints them.  Rank 0..KR_KERNEL_MAX_RANK; dims >= 0 (a dim of 0 makes an
+ * empty buffer, span 0, as ONNX's zero-sized tensors); strides >= 0.
  * ELEM is an integer (i1 is stored as one byte) or float type.  Global buffers are always
  * row-major (they are the launch's dense tensors). */
 #define KR_KERNEL_MAX_RANK 16
@@ -115,11 +117,12 @@ typedef struct kr_kernel_buffer {
   int64_t dims[KR_KERNEL_MAX_RANK];
   int64_t strides[KR_KERNEL_MAX_RANK]; /* in elements */
   kr_type elem;
-  int64_t span;                        /* elements the storage needs: 1 + sum((d_k - 1) * stride_k) */
+  int64_t span;                        /* elements the storage needs: 1 + sum((d_k - 1) * stride_k),
+                                        * 0 when a dim is 0 */
 } kr_kernel_buffer;
 
 /* The uniqued buffer type; `strides` NULL means row-major.  Returns NULL (no diagnostic) when an
- * argument is out of range (rank, dims < 1, strides < 0, a non-integer/float elem, span > 2^62). */
+ * argument is out of range (rank, dims < 0, strides < 0, a non-integer/float elem, span > 2^62). */
 kr_type kr_kernel_buffer_type(kr_context *ctx, kr_kernel_space space, unsigned rank, const int64_t *dims,
                               const int64_t *strides, kr_type elem);
 /* Fills *out and returns true when `t` is a !kernel.buffer type; false otherwise. */
@@ -153,11 +156,12 @@ typedef struct kr_task_mapping {
 kr_task_mapping kr_task_spatial(unsigned rank, const int64_t *dims);
 kr_task_mapping kr_task_repeat(unsigned rank, const int64_t *dims);
 /* f * g; false (and *out untouched) when ranks differ or the result would have more than
- * KR_TASK_MAX_ATOMS atoms. */
+ * KR_TASK_MAX_ATOMS atoms or more than 2^40 tasks. */
 bool kr_task_compose(const kr_task_mapping *f, const kr_task_mapping *g, kr_task_mapping *out);
-/* The uniqued #kernel.task attribute of m. */
+/* The uniqued #kernel.task attribute of m; NULL when m is malformed (dims < 1, an atom's ranks not
+ * a permutation of 0..rank-1, more than 2^40 tasks in all, atom/rank counts out of range). */
 kr_attr kr_task_mapping_attr(kr_context *ctx, const kr_task_mapping *m);
-/* Decodes a #kernel.task attribute; false when `a` is not one. */
+/* Decodes a #kernel.task attribute; false when `a` is not one or is malformed (as above). */
 bool kr_task_mapping_from_attr(kr_attr a, kr_task_mapping *out);
 /* Number of workers; tasks each worker owns; the task shape (rank entries). */
 int64_t kr_task_mapping_num_workers(const kr_task_mapping *m);

@@ -118,7 +118,7 @@ kr_value ks_remc(ks_builder *kb, kr_value a, int64_t c) { return ks_rem(kb, a, k
 kr_value ks_cmp_lt(ks_builder *kb, kr_value a, kr_value b) {
   kr_value ops[2] = {a, b};
   kr_op *op = ks_create(kb, "arith.cmpi", ops, 2, kr_type_integer(kb->ctx, 1, KR_SIGNLESS), 0);
-  kr_op_set_attr(op, "predicate", kr_attr_string(kb->ctx, "slt", 3));
+  kr_op_set_attr(op, "predicate", kr_attr_integer(kb->ctx, kr_type_integer(kb->ctx, 64, KR_SIGNLESS), 2)); /* slt */
   return kr_op_result(op, 0);
 }
 

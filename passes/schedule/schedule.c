@@ -151,7 +151,19 @@ static kr_status schedule_kernel(kr_op *func, const kr_target *target, const sch
   }
   k.in_bufs = body->args;
   k.out_bufs = body->args + k.num_inputs;
-  if (!KR_FAILED(st)) {
+  bool all_empty = true; /* ONNX allows zero-sized tensors: then there is nothing to compute */
+  for (unsigned i = 0; i < k.num_outputs; i++) all_empty &= kr_type_num_elements(kr_value_type(k.outputs[i])) == 0;
+  if (!KR_FAILED(st) && all_empty) {
+    kr_builder b;
+    kr_builder_init(&b, ctx);
+    kr_builder_set_insertion_point_to_end(&b, body);
+    kr_op_state rs;
+    kr_op_state_init(&rs, ctx, KR_KERNEL_RETURN_OP, ret->loc);
+    kr_builder_create(&b, &rs);
+    kr_op_state_free(&rs);
+    static const int64_t one[3] = {1, 1, 1};
+    st = ks_set_launch(&k, "empty", one, 1, 0, "no output element: nothing to compute");
+  } else if (!KR_FAILED(st)) {
     if (!strcmp(k.kind, KR_KERNEL_KIND_LINEAR))
       st = ks_schedule_linear(&k);
     else if (!strcmp(k.kind, KR_KERNEL_KIND_REDUCTION) && !window)

@@ -15,7 +15,12 @@
 # orchestration report to WORK/NAME.orchestration.txt, then 2c checks the result (no op.* op
 # left, static shapes, at least one kernel.launch) and step 3 interprets NAME.kernel.kir (the
 # interpreter runs each kernel.launch by running its kernel.func).
-# Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR [prim|kernel KORCH_OPT]
+# At the scheduled level (ctest `models.<name>.scheduled`, issue 6) the pipeline continues with
+# `schedule,lower-task-mappings` ($KORCH_SCHEDULED_PIPELINE overrides it), every kernel.func must
+# be scheduled, and step 3 runs the SIMT interpreter without its race checks (--no-simt-checks,
+# the fast mode; the conformance tests run with them) and prints its memory report.
+# Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR
+#        [prim|kernel|scheduled KORCH_OPT]
 # Exit status: 0 pass, 1 fail, 77 skipped (no model folder, or a tool not built).
 set -u
 translate=$1 interp=$2 check=$3 models=$4 name=$5 work=$6
@@ -30,12 +35,18 @@ case $level in
       echo "SKIP: tool not built: korch-opt '$opt'"
       exit 77
     fi ;;
+  scheduled)
+    pipeline=${KORCH_SCHEDULED_PIPELINE:-op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate{report=$work/$name.orchestration.txt},schedule,lower-task-mappings}
+    if [ -z "$opt" ] || [ ! -x "$opt" ]; then
+      echo "SKIP: tool not built: korch-opt '$opt'"
+      exit 77
+    fi ;;
   prim)
     if [ -z "$opt" ] || [ ! -x "$opt" ]; then
       echo "SKIP: tool not built: korch-opt '$opt'"
       exit 77
     fi ;;
-  *) echo "run-model.sh: level must be 'op', 'prim' or 'kernel', not '$level'"; exit 2 ;;
+  *) echo "run-model.sh: level must be 'op', 'prim', 'kernel' or 'scheduled', not '$level'"; exit 2 ;;
 esac
 
 if [ ! -d "$models" ]; then
@@ -79,14 +90,24 @@ if [ "$level" != op ]; then
     exit 1
   fi
   echo "pipeline: $(( ($(date +%s%N) - start) / 1000000 )) ms"
-  "$check" --level=prim "$pkir" || { echo "FAIL: $name.$level.kir is not a static primitive graph"; exit 1; }
-  if [ "$level" = kernel ]; then
+  # (scheduled kernels take buffers and index values, not tensors: checked below instead)
+  if [ "$level" != scheduled ]; then
+    "$check" --level=prim "$pkir" || { echo "FAIL: $name.$level.kir is not a static primitive graph"; exit 1; }
+  fi
+  if [ "$level" = kernel ] || [ "$level" = scheduled ]; then
     launches=$(grep -c 'kernel.launch' "$pkir")
     prims_left=$(awk '/^  func.func/{f=1} /^  kernel.func/{f=0} f && /"prim\.[a-z_]*"/ && !/prim.constant/' "$pkir" | wc -l)
     echo "kernel level: $launches kernel launches, $prims_left primitives left in host functions"
     [ "$launches" -gt 0 ] || { echo "FAIL: $name.kernel.kir launches no kernel"; exit 1; }
     [ "$prims_left" = 0 ] || { echo "FAIL: $name.kernel.kir keeps primitives outside kernels"; exit 1; }
     grep -E '^(total|speedup)' "$work/$name.orchestration.txt" 2>/dev/null
+  fi
+  if [ "$level" = scheduled ]; then
+    kernels=$(grep -c '^  kernel.func' "$pkir")
+    unscheduled=$(grep '^  kernel.func' "$pkir" | grep -vc 'korch.block')
+    echo "scheduled level: $kernels kernels, $unscheduled not scheduled"
+    [ "$unscheduled" = 0 ] || { echo "FAIL: $name.scheduled.kir has kernels that are not scheduled"; exit 1; }
+    ! grep -q 'kernel.map' "$pkir" || { echo "FAIL: $name.scheduled.kir keeps kernel.map after lower-task-mappings"; exit 1; }
   fi
   kir=$pkir
 fi
@@ -108,7 +129,9 @@ if [ "$k" = 0 ]; then
 fi
 
 echo "== interpret (pass: max|y-ref|/max|ref| <= $tol per output)"
-if ! "$interp" "$kir" "${args[@]}" --scaled-tol "$tol" --time; then
+simt=()
+[ "$level" = scheduled ] && simt=(--no-simt-checks --memory-report)
+if ! "$interp" "$kir" "${args[@]}" "${simt[@]}" --scaled-tol "$tol" --time; then
   echo "FAIL: $name ($level level) does not match its reference within $tol"
   exit 1
 fi

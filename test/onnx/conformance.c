@@ -26,6 +26,11 @@
  * stay in @main outside a kernel, and @main is interpreted (each kernel.launch runs its
  * kernel.func) and compared as at the other levels, against the same known-failures list.
  *
+ * With --level=scheduled (issue 6), the pipeline continues with `schedule,lower-task-mappings`
+ * (DEFAULT_SCHEDULED_PIPELINE): every kernel.func must then be scheduled SIMT code with no
+ * kernel.map left, and each launch runs on the interpreter's SIMT model of the GPU (korch/interp.h)
+ * with its race checks on (--no-simt-checks turns them off; --simt-seed picks the thread order).
+ *
  * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
  * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
  * then `N passed, N failed`.  The known-failures list (`test_name  # reason` lines) makes the
@@ -44,6 +49,7 @@
 
 #include "korch/korch.h"
 #include "korch/interp.h"
+#include "korch/kernel.h"
 #include "korch/onnx.h"
 #include "korch/op.h"
 #include "korch/pass.h"
@@ -63,11 +69,16 @@
 /* The standard pipeline through orchestration (docs/Orchestration.md). */
 #define DEFAULT_KERNEL_PIPELINE \
   "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate"
+/* ... then scheduling (docs/Scheduling.md). */
+#define DEFAULT_SCHEDULED_PIPELINE DEFAULT_KERNEL_PIPELINE ",schedule,lower-task-mappings"
 
 typedef struct options {
   const char *list, *data, *known, *only;
   bool prim;               /* --level=prim or kernel: run `pipeline` first */
-  bool kernel;             /* --level=kernel */
+  bool kernel;             /* --level=kernel or scheduled */
+  bool scheduled;          /* --level=scheduled */
+  bool simt_checks;        /* race checks of the SIMT interpreter (--no-simt-checks: off) */
+  uint64_t simt_seed;      /* --simt-seed */
   const char *pipeline;    /* run at prim / kernel level (NULL: the level's default) */
   bool verbose, no_fork;
   double rtol, atol;
@@ -253,6 +264,16 @@ static kr_walk_result find_op_level(kr_op *op, void *user) {
   return KR_WALK_ADVANCE;
 }
 
+/* A kernel.func that is not scheduled, or a kernel.map (not lowered). */
+static kr_walk_result find_unscheduled(kr_op *op, void *user) {
+  op_left *l = user;
+  if ((!strcmp(op->name, KR_KERNEL_FUNC_OP) && !kr_kernel_is_scheduled(op)) || !strcmp(op->name, KR_KERNEL_MAP_OP)) {
+    if (!l->first) l->first = op;
+    l->count++;
+  }
+  return KR_WALK_ADVANCE;
+}
+
 /* --level=prim: runs o->pipeline on `module` and checks that no op-level op is left.  Returns
  * KR_FAILURE with diagnostics captured (pipeline errors) or with `why` set (ops left). */
 static kr_status lower_to_prim(const options *o, kr_context *ctx, kr_op *module, char *why, size_t cap) {
@@ -282,6 +303,15 @@ static kr_status lower_to_prim(const options *o, kr_context *ctx, kr_op *module,
         snprintf(why, cap, "'%s' left in @main outside a kernel after '%s'", op->name, o->pipeline);
         return KR_FAILURE;
       }
+    }
+  }
+  if (o->scheduled) {
+    left = (op_left){NULL, 0};
+    kr_op_walk(module, KR_WALK_PRE_ORDER, find_unscheduled, &left);
+    if (left.first) {
+      snprintf(why, cap, "%u kernel%s not scheduled or with kernel.map left after '%s' (first: '%s')", left.count,
+               left.count == 1 ? "" : "s", o->pipeline, left.first->name);
+      return KR_FAILURE;
     }
   }
   return KR_SUCCESS;
@@ -383,7 +413,10 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
     if (KR_FAILED(kr_onnx_read_tensor_file(ctx, path, &args[i]))) goto diag;
     adopt_bf16(&args[i], fty->u.func.inputs[i]);
   }
-  if (KR_FAILED(kr_interp_run(func, args, nargs, outs, nouts))) goto diag;
+  kr_interp_options io = kr_interp_default_options();
+  io.simt_checks = o->simt_checks;
+  io.simt_seed = o->simt_seed;
+  if (KR_FAILED(kr_interp_run_with(func, args, nargs, outs, nouts, &io))) goto diag;
   for (unsigned k = 0;; k++) {
     snprintf(path, sizeof path, "%s/test_data_set_0/output_%u.pb", dir, k);
     if (stat(path, &sb) != 0) {
@@ -489,11 +522,15 @@ static void usage(FILE *f) {
           "  --data DIR              the ONNX node test folders (default %s)\n"
           "  --known-failures FILE   expected failures, `test_name  # reason` lines (default %s)\n"
           "  --only SUBSTRING        run only the tests whose name contains SUBSTRING (also --filter)\n"
-          "  --level op|prim|kernel  op: interpret the imported module (default); prim: first run the\n"
+          "  --level L               op: interpret the imported module (default); prim: first run the\n"
           "                          pipeline below and require that no op.* op is left; kernel: the\n"
           "                          same through orchestration (default pipeline %s),\n"
-          "                          and no primitive may stay in @main outside a kernel\n"
-          "  --pipeline STR          the prim- or kernel-level pipeline (default at prim level %s)\n"
+          "                          and no primitive may stay in @main outside a kernel; scheduled:\n"
+          "                          the kernel pipeline then schedule,lower-task-mappings, every\n"
+          "                          kernel scheduled, run on the SIMT interpreter\n"
+          "  --pipeline STR          the pipeline of the level (default at prim level %s)\n"
+          "  --no-simt-checks        scheduled level: no shuffled thread order, no race detection\n"
+          "  --simt-seed N           scheduled level: seed of the shuffled thread order (default 1)\n"
           "  --rtol R --atol A       float tolerances (default 1e-3 and 1e-7, ONNX's backend tests)\n"
           "  --timeout S             seconds per test before it counts as hung (default 120)\n"
           "  --no-fork               run tests in this process (for a debugger)\n"
@@ -517,7 +554,9 @@ static bool value_arg(int argc, char **argv, int *i, const char *flag, const cha
 }
 
 int main(int argc, char **argv) {
-  options o = {.list = KORCH_CONFORMANCE_LIST,
+  options o = {.simt_checks = true,
+               .simt_seed = 1,
+               .list = KORCH_CONFORMANCE_LIST,
                .data = DEFAULT_DATA,
                .known = KORCH_CONFORMANCE_KNOWN_FAILURES,
                .pipeline = NULL,
@@ -538,14 +577,11 @@ int main(int argc, char **argv) {
     else if (VALUE("--only") || VALUE("--filter"))
       o.only = v;
     else if (VALUE("--level")) {
-      if (!strcmp(v, "prim"))
-        o.prim = true, o.kernel = false;
-      else if (!strcmp(v, "kernel"))
-        o.prim = true, o.kernel = true;
-      else if (!strcmp(v, "op"))
-        o.prim = false, o.kernel = false;
-      else {
-        fprintf(stderr, "onnx-conformance: --level must be 'op', 'prim' or 'kernel', not '%s'\n", v);
+      o.prim = strcmp(v, "op") != 0;
+      o.kernel = !strcmp(v, "kernel") || !strcmp(v, "scheduled");
+      o.scheduled = !strcmp(v, "scheduled");
+      if (strcmp(v, "op") && strcmp(v, "prim") && !o.kernel) {
+        fprintf(stderr, "onnx-conformance: --level must be 'op', 'prim', 'kernel' or 'scheduled', not '%s'\n", v);
         return 2;
       }
     } else if (VALUE("--pipeline"))
@@ -556,6 +592,10 @@ int main(int argc, char **argv) {
       o.atol = strtod(v, NULL);
     else if (VALUE("--timeout"))
       o.timeout_s = (unsigned)strtoul(v, NULL, 10);
+    else if (VALUE("--simt-seed"))
+      o.simt_seed = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--no-simt-checks"))
+      o.simt_checks = false;
     else if (!strcmp(a, "--no-fork"))
       o.no_fork = true;
     else if (!strcmp(a, "-v"))
@@ -586,8 +626,12 @@ int main(int argc, char **argv) {
   char **known = read_names(o.known, &nknown);
   if (!known) fprintf(stderr, "onnx-conformance: note: no known-failures list at %s\n", o.known);
 
-  if (!o.pipeline) o.pipeline = o.kernel ? DEFAULT_KERNEL_PIPELINE : DEFAULT_PRIM_PIPELINE;
-  if (o.kernel)
+  if (!o.pipeline)
+    o.pipeline = o.scheduled ? DEFAULT_SCHEDULED_PIPELINE : o.kernel ? DEFAULT_KERNEL_PIPELINE : DEFAULT_PRIM_PIPELINE;
+  if (o.scheduled)
+    printf("level scheduled: pipeline '%s', then every kernel scheduled; SIMT race checks %s (seed %llu)\n",
+           o.pipeline, o.simt_checks ? "on" : "off", (unsigned long long)o.simt_seed);
+  else if (o.kernel)
     printf("level kernel: pipeline '%s', then no op.* op and no primitive outside a kernel may be left\n",
            o.pipeline);
   else if (o.prim)

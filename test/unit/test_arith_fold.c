@@ -3,8 +3,8 @@
  * Every expected value is computed here independently, by C arithmetic on the fixed-width types
  * (int8_t/uint8_t ... int64_t/uint64_t, float, double) or by hand for f16/bf16, and compared with
  * the folded attribute.  "No fold" is expected exactly where the result is undefined: division
- * or remainder by zero, signed INT_MIN / -1, shifts by >= the width, out-of-range fptosi, inexact
- * truncf (MLIR's rules). */
+ * or remainder by zero, signed INT_MIN / -1, shifts by >= the width, inexact truncf (MLIR's
+ * rules).  korch's fptosi/fptoui saturate (NaN -> 0) and always fold. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -397,6 +397,81 @@ START_TEST(f16_bf16_rounding) {
 END_TEST
 
 /* ---------------------------------------------------------------------------------------------
+ * Math functions: f32 and f16 compute with C's float functions, f64 with the double ones
+ * (expected values from the same C functions, computed here, rounded by C's conversions). */
+
+static kr_status fold_un(const char *name, kr_type t, kr_attr a, kr_fold_result *res) {
+  return fold_full(name, &t, NULL, 1, &a, t, NULL, res);
+}
+
+static double f16_round(float f) { return (double)kr_f16_to_f32(kr_f32_to_f16(f)); }
+
+START_TEST(math_ops) {
+  kr_type f16 = flt_t(KR_F16), f32 = flt_t(KR_F32), f64 = flt_t(KR_F64), i8 = intt(8), i32 = intt(32);
+  kr_fold_result r;
+  static const char *const un[] = {"arith.exp", "arith.log", "arith.sqrt", "arith.rsqrt", "arith.tanh", "arith.erf",
+                                   "arith.sin", "arith.cos", "arith.floor", "arith.ceil", "arith.roundeven",
+                                   "arith.absf"};
+  volatile float v[] = {0.5f, -2.5f, 3.5f, 0.1f, 100.0f, -0.0f};
+  for (unsigned op = 0; op < 12; op++)
+    for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) {
+      float a = v[i], wf;
+      double ad = (double)a, wd;
+      switch (op) {
+      case 0: wf = expf(a); wd = exp(ad); break;
+      case 1: wf = logf(a); wd = log(ad); break;
+      case 2: wf = sqrtf(a); wd = sqrt(ad); break;
+      case 3: wf = 1.0f / sqrtf(a); wd = 1.0 / sqrt(ad); break;
+      case 4: wf = tanhf(a); wd = tanh(ad); break;
+      case 5: wf = erff(a); wd = erf(ad); break;
+      case 6: wf = sinf(a); wd = sin(ad); break;
+      case 7: wf = cosf(a); wd = cos(ad); break;
+      case 8: wf = floorf(a); wd = floor(ad); break;
+      case 9: wf = ceilf(a); wd = ceil(ad); break;
+      case 10: wf = nearbyintf(a); wd = nearbyint(ad); break;
+      default: wf = fabsf(a); wd = fabs(ad); break;
+      }
+      ck_assert_int_eq(fold_un(un[op], f32, fval(f32, a), &r), KR_SUCCESS);
+      if (isnan(wf)) ck_assert_msg(isnan(r.attr->u.f) && !signbit(r.attr->u.f), "%s(%g): want +NaN", un[op], a);
+      else ck_assert_msg(f32_bits((float)r.attr->u.f) == f32_bits(wf), "%s(%a): got %a want %a", un[op], a, r.attr->u.f, wf);
+      ck_assert_int_eq(fold_un(un[op], f64, fval(f64, ad), &r), KR_SUCCESS);
+      if (isnan(wd)) ck_assert(isnan(r.attr->u.f));
+      else ck_assert_msg(r.attr->u.f == wd && signbit(r.attr->u.f) == signbit(wd), "%s f64(%a): got %a want %a", un[op],
+                         ad, r.attr->u.f, wd);
+    }
+  /* roundeven ties to even; floor/ceil of negatives */
+  ck_assert_int_eq(fold_un("arith.roundeven", f32, fval(f32, 2.5), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == 2.0);
+  ck_assert_int_eq(fold_un("arith.roundeven", f32, fval(f32, -3.5), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == -4.0);
+  /* f16 computes in f32, then rounds once to f16 */
+  ck_assert_int_eq(fold_un("arith.exp", f16, fval(f16, 1.0), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == f16_round(expf(1.0f)) && r.attr->u.f == 2.71875);
+  /* binary and ternary */
+  ck_assert_int_eq(fold_bin("arith.powf", f32, fval(f32, 2.0), fval(f32, 10.0), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == 1024.0);
+  ck_assert_int_eq(fold_bin("arith.powf", f32, fval(f32, -8.0), fval(f32, 1.0 / 3.0), &r), KR_SUCCESS);
+  ck_assert(isnan(r.attr->u.f) && !signbit(r.attr->u.f));
+  ck_assert_int_eq(fold_bin("arith.remf", f32, fval(f32, -7.5), fval(f32, 2.0), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == -1.5);
+  ck_assert_int_eq(fold_bin("arith.remf", f64, fval(f64, 7.0), fval(f64, 0.0), &r), KR_SUCCESS);
+  ck_assert(isnan(r.attr->u.f));
+  /* fma rounds once: (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46 exactly, while a*b rounds to 1 in f32 */
+  kr_type t3[3] = {f32, f32, f32};
+  kr_attr c3[3] = {fval(f32, 1.0 + 0x1p-23), fval(f32, 1.0 - 0x1p-23), fval(f32, -1.0)};
+  ck_assert_int_eq(fold_full("arith.fma", t3, NULL, 3, c3, f32, NULL, &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == -0x1p-46);
+  /* absi wraps at the most negative value */
+  ck_assert_int_eq(fold_un("arith.absi", i8, ival(i8, -5), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, 5));
+  ck_assert_int_eq(fold_un("arith.absi", i8, ival(i8, -128), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, -128));
+  ck_assert_int_eq(fold_un("arith.absi", i32, ival(i32, 7), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i32, 7));
+}
+END_TEST
+
+/* ---------------------------------------------------------------------------------------------
  * Casts. */
 
 static kr_status fold_cast(const char *name, kr_type from, kr_type to, kr_attr a, kr_fold_result *r) {
@@ -436,17 +511,45 @@ START_TEST(float_casts) {
   ck_assert(r.attr->u.f == 0x1p40 + 0x1p33);
   ck_assert_int_eq(fold_cast("arith.sitofp", i8, f16, ival(i8, -128), &r), KR_SUCCESS);
   ck_assert(r.attr->u.f == -128.0);
-  /* fptosi truncates toward zero; out of range and NaN do not fold */
+  /* fptosi truncates toward zero and saturates; NaN gives 0 (PTX cvt.rzi.sat) */
   ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, 127.9), &r), KR_SUCCESS);
   ck_assert_ptr_eq(r.attr, ival(i8, 127));
   ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, -128.5), &r), KR_SUCCESS);
   ck_assert_ptr_eq(r.attr, ival(i8, -128));
   ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, -2.5), &r), KR_SUCCESS);
   ck_assert_ptr_eq(r.attr, ival(i8, -2));
-  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, 128.0), &r), KR_FAILURE);
-  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, -129.0), &r), KR_FAILURE);
-  ck_assert_int_eq(fold_cast("arith.fptosi", f64, i32, fval(f64, 1e300), &r), KR_FAILURE);
-  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i32, fval(f32, NAN), &r), KR_FAILURE);
+  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, 128.0), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, 127));
+  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i8, fval(f32, -129.0), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, -128));
+  ck_assert_int_eq(fold_cast("arith.fptosi", f64, i32, fval(f64, 1e300), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i32, INT32_MAX));
+  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i64, fval(f32, -INFINITY), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i64, INT64_MIN));
+  ck_assert_int_eq(fold_cast("arith.fptosi", f32, i32, fval(f32, NAN), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i32, 0));
+  /* fptoui: negative and NaN -> 0, above the range -> all ones */
+  ck_assert_int_eq(fold_cast("arith.fptoui", f32, i8, fval(f32, 255.9), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, 255));
+  ck_assert_int_eq(fold_cast("arith.fptoui", f32, i8, fval(f32, 256.0), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, 255));
+  ck_assert_int_eq(fold_cast("arith.fptoui", f32, i8, fval(f32, -0.9), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, 0));
+  ck_assert_int_eq(fold_cast("arith.fptoui", f32, i8, fval(f32, -7.0), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i8, 0));
+  ck_assert_int_eq(fold_cast("arith.fptoui", f64, i32, fval(f64, NAN), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i32, 0));
+  ck_assert_int_eq(fold_cast("arith.fptoui", f64, i64, fval(f64, 0x1.8p63), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i64, (int64_t)0xC000000000000000ULL));
+  ck_assert_int_eq(fold_cast("arith.fptoui", f64, i64, fval(f64, 0x1p64), &r), KR_SUCCESS);
+  ck_assert_ptr_eq(r.attr, ival(i64, -1));
+  /* uitofp reads the bits unsigned: i8 -1 is 255; 2^64 - 1 rounds to 2^64 in f32 */
+  ck_assert_int_eq(fold_cast("arith.uitofp", i8, f32, ival(i8, -1), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == 255.0);
+  ck_assert_int_eq(fold_cast("arith.uitofp", i64, f32, ival(i64, -1), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == 0x1p64);
+  ck_assert_int_eq(fold_cast("arith.uitofp", i32, f16, ival(i32, 2049), &r), KR_SUCCESS);
+  ck_assert(r.attr->u.f == 2048.0); /* 2049 ties between 2048 and 2050: even mantissa */
   /* extf is exact; truncf folds only when exact (MLIR) */
   ck_assert_int_eq(fold_cast("arith.extf", f16, f32, fval(f16, 0.333251953125), &r), KR_SUCCESS);
   ck_assert(r.attr->u.f == 0.333251953125 && r.attr->type == f32);
@@ -576,6 +679,7 @@ int main(void) {
   tcase_add_test(tc, cmpf_all_predicates);
   tcase_add_test(tc, f32_ops);
   tcase_add_test(tc, f16_bf16_rounding);
+  tcase_add_test(tc, math_ops);
   tcase_add_test(tc, int_casts);
   tcase_add_test(tc, float_casts);
   tcase_add_test(tc, dense_elementwise);
