@@ -112,9 +112,62 @@ static kr_status conv_k_loop(kl_kernel *lk, kr_value acc, kr_value b, kr_value m
   return KR_SUCCESS;
 }
 
+/* A matvec (N = 1, K >= 32, 32/64-bit accumulator): one warp per output element, its lanes
+ * taking every 32nd k (so a warp's loads of A's row are consecutive: coalesced), then a
+ * butterfly of warp shuffles (xor 16, 8, 4, 2, 1) sums the 32 partials and lane 0 stores the
+ * epilogue.  Thread -> task: spatial(batch, M, 32) over the global thread index; every warp
+ * of the grid is either all inside (32 | workers) or all outside, so each shuffle is reached
+ * by its whole warp. */
+static bool warp_rows_fit(const kl_gemm *g) {
+  unsigned bits = kr_type_bitwidth(g->acc);
+  return !g->conv && g->N == 1 && g->K >= 32 && (bits == 32 || bits == 64);
+}
+
+static kr_status build_warp_rows(kl_kernel *lk) {
+  ks_builder *kb = &lk->kb;
+  const kl_gemm *g = &lk->g;
+  int64_t total = g->batch * g->M * 32, threads = total < 128 ? total : 128;
+  int64_t grid[3] = {(total + threads - 1) / threads, 1, 1};
+  if (grid[0] > 2147483647LL) return kr_op_emit_error(lk->k->func, "schedule: %lld rows are too many for one grid", (long long)(total / 32));
+  if (KR_FAILED(kl_store_prologues(lk, grid, threads))) return KR_FAILURE;
+  int64_t one = 1;
+  kr_value acc = ks_alloc(kb, KR_KERNEL_SPACE_LOCAL, 1, &one, NULL, g->acc);
+  kr_value c0 = ks_index(kb, 0);
+  kr_value gid = ks_add(kb, ks_mulc(kb, ks_block_id(kb, 0), threads), ks_thread_id(kb));
+  int64_t shape[3] = {g->batch, g->M, 32};
+  kr_task_mapping m = kr_task_spatial(3, shape);
+  kr_value task[3];
+  ks_scope map, loop, lane0;
+  ks_map(kb, gid, &m, task, &map);
+  ks_store(kb, kl_zero(kb, g->acc), acc, &c0);
+  kr_value k = ks_for(kb, task[2], ks_index(kb, g->K), ks_index(kb, 32), &loop);
+  kl_ref a, b;
+  kl_ref_a(g, kb, task[0], task[1], &k, &a);
+  kl_ref_b(g, kb, task[0], &k, c0, &b);
+  kr_value av = ks_emit_element(lk->e, a.tensor, a.index);
+  kr_value bv = av ? ks_emit_element(lk->e, b.tensor, b.index) : NULL;
+  if (!av || !bv) return KR_FAILURE;
+  ks_store(kb, kl_mac(lk, kl_to_acc(lk, av), kl_to_acc(lk, bv), ks_load(kb, acc, &c0, 1)), acc, &c0);
+  ks_end(kb, &loop);
+  kr_value v = ks_load(kb, acc, &c0, 1);
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    kr_value ops[2] = {v, ks_shuffle(kb, "xor", v, ks_index(kb, off))};
+    v = ks_create1(kb, g->is_float ? "arith.addf" : "arith.addi", ops, 2, g->acc);
+  }
+  ks_if(kb, kl_cmp(kb, "eq", task[2], c0), &lane0);
+  if (KR_FAILED(kl_store_epilogue(lk, task[0], task[1], c0, v))) return KR_FAILURE;
+  ks_end(kb, &lane0);
+  ks_end(kb, &map);
+  char desc[160];
+  snprintf(desc, sizeof desc, "direct: one warp per output element (N = 1), lanes split K = %lld, warp-shuffle sum, "
+           "%lld threads per block", (long long)g->K, (long long)threads);
+  return ks_set_launch(lk->k, "linear-direct", grid, threads, 0, desc);
+}
+
 kr_status kl_build_direct(kl_kernel *lk) {
   ks_builder *kb = &lk->kb;
   const kl_gemm *g = &lk->g;
+  if (g->batch * g->M > 0 && warp_rows_fit(g)) return build_warp_rows(lk);
   /* A strip of all M rows per thread when M is small and N is not: B's element (the image, with
    * its prologue) is then computed once per k for the M products instead of M times. */
   int64_t rows = g->M > 1 && g->M <= 16 && g->N >= 16 * g->M ? g->M : 1;

@@ -11,10 +11,13 @@
  *   copy B  : tasks [BK][BN/vb], lanes along n:                       repeat(..) * spatial(.., BN/vb)
  *   threads : spatial(warps_m, warps_n) * repeat(RM, RN) * spatial(LM, LN) * repeat(VM, VN) over
  *             the [BM][BN] block tile: warps tile the block, LM x LN = 32 lanes tile the warp
- *             tile, and each thread owns TM = RM*VM rows by TN = RN*VN columns.  VM <= 32/LM and
- *             VN <= 32/LN make the LM (LN) distinct words a warp reads from a row of As (Bs) at
- *             one k fall in distinct banks, the other lanes reading the same words (broadcast):
- *             the inner loop is free of bank conflicts.
+ *             tile, and each thread owns TM = RM*VM rows by TN = RN*VN columns.  LM*VM and
+ *             LN*VN <= min(32, E) (E = elements 32 banks hold: 32 f32, 16 f64) make the LM (LN)
+ *             distinct elements a warp reads from a row of As (Bs) at one k fall in distinct
+ *             banks, the other lanes reading the same words (broadcast): the inner loop is
+ *             free of bank conflicts.
+ *   epilogue: the thread mapping with repeat(VM, 1) over VN-wide column groups when every
+ *             stored output is contiguous along n: one vector store per VN outputs.
  * The inner loop (one K tile) is unrolled in the IR: the thread's first task comes from the
  * kernel.map of spatial(warps_m, warps_n) * spatial(LM, LN) and its other tasks lie at constant
  * offsets (what --lower-task-mappings gives the repeat atoms when fully unrolled), so a MAC is

@@ -18,7 +18,8 @@
 # At the scheduled level (ctest `models.<name>.scheduled`, issue 6) the pipeline continues with
 # `schedule,lower-task-mappings` ($KORCH_SCHEDULED_PIPELINE overrides it), every kernel.func must
 # be scheduled, and step 3 runs the SIMT interpreter without its race checks (--no-simt-checks,
-# the fast mode; the conformance tests run with them) and prints its memory report.
+# the fast mode; the conformance tests run with them; bench/simt_interp.sh prints the memory
+# report and the checked-mode times).
 # Usage: run-model.sh KORCH_TRANSLATE KORCH_INTERP CHECK_STATIC MODELS_DIR NAME WORK_DIR
 #        [prim|kernel|scheduled KORCH_OPT]
 # Exit status: 0 pass, 1 fail, 77 skipped (no model folder, or a tool not built).
@@ -36,7 +37,9 @@ case $level in
       exit 77
     fi ;;
   scheduled)
-    pipeline=${KORCH_SCHEDULED_PIPELINE:-op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate{report=$work/$name.orchestration.txt},schedule,lower-task-mappings}
+    # (a variable: a '}' inside ${VAR:-...} would end the expansion)
+    default="op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate{report=$work/$name.orchestration.txt},schedule,lower-task-mappings"
+    pipeline=${KORCH_SCHEDULED_PIPELINE:-$default}
     if [ -z "$opt" ] || [ ! -x "$opt" ]; then
       echo "SKIP: tool not built: korch-opt '$opt'"
       exit 77
@@ -130,7 +133,7 @@ fi
 
 echo "== interpret (pass: max|y-ref|/max|ref| <= $tol per output)"
 simt=()
-[ "$level" = scheduled ] && simt=(--no-simt-checks --memory-report)
+[ "$level" = scheduled ] && simt=(--no-simt-checks)
 if ! "$interp" "$kir" "${args[@]}" "${simt[@]}" --scaled-tol "$tol" --time; then
   echo "FAIL: $name ($level level) does not match its reference within $tol"
   exit 1
