@@ -179,16 +179,22 @@ kr_value ks_alloc(ks_builder *kb, kr_kernel_space space, unsigned rank, const in
   return t ? ks_create1(kb, KR_KERNEL_ALLOC_OP, NULL, 0, t) : NULL;
 }
 
+kr_type ks_scalar_type(kr_context *ctx, kr_type elem) {
+  if (elem->kind == KR_TYPE_INTEGER && elem->u.integer.sign != KR_SIGNLESS)
+    return kr_type_integer(ctx, elem->u.integer.width, KR_SIGNLESS);
+  return elem;
+}
+
 kr_value ks_load(ks_builder *kb, kr_value buf, const kr_value *index, unsigned width) {
   kr_kernel_buffer info;
   if (!kr_kernel_buffer_info(kr_value_type(buf), &info)) return NULL;
   kr_value ops[1 + KR_KERNEL_MAX_RANK];
   ops[0] = buf;
   for (unsigned i = 0; i < info.rank; i++) ops[1 + i] = index[i];
-  kr_type t = info.elem;
+  kr_type t = ks_scalar_type(kb->ctx, info.elem);
   if (width > 1) {
     int64_t w = width;
-    t = kr_type_vector(kb->ctx, &w, 1, info.elem);
+    t = kr_type_vector(kb->ctx, &w, 1, t);
   }
   return ks_create1(kb, KR_KERNEL_LOAD_OP, ops, 1 + info.rank, t);
 }

@@ -31,11 +31,7 @@ const int64_t *es_dims(kr_value tensor, unsigned *rank) {
 
 bool es_is_unsigned(kr_type elem) { return elem->kind == KR_TYPE_INTEGER && elem->u.integer.sign == KR_UNSIGNED; }
 
-kr_type es_scalar_type(ks_emitter *e, kr_type elem) {
-  if (elem->kind == KR_TYPE_INTEGER && elem->u.integer.sign != KR_SIGNLESS)
-    return kr_type_integer(e->k->ctx, elem->u.integer.width, KR_SIGNLESS);
-  return elem;
-}
+kr_type es_scalar_type(ks_emitter *e, kr_type elem) { return ks_scalar_type(e->k->ctx, elem); }
 
 kr_value es_error(ks_emitter *e, kr_op *op, const char *fmt, ...) {
   char msg[512];
@@ -257,31 +253,9 @@ static kr_value input_buffer(ks_emitter *e, kr_value v) {
 }
 
 kr_value es_load(ks_emitter *e, kr_value buf, const kr_value *index, unsigned width) {
-  kr_kernel_buffer b;
-  if (!kr_kernel_buffer_info(kr_value_type(buf), &b)) return NULL;
-  kr_value ops[1 + KR_KERNEL_MAX_RANK];
-  ops[0] = buf;
-  for (unsigned d = 0; d < b.rank; d++) ops[1 + d] = index[d];
-  kr_type t = es_scalar_type(e, b.elem);
-  if (width > 1) {
-    int64_t w = width;
-    t = kr_type_vector(e->k->ctx, &w, 1, t);
-  }
-  return ks_create1(e->kb, KR_KERNEL_LOAD_OP, ops, 1 + b.rank, t);
+  return ks_load(e->kb, buf, index, width);
 }
 
-/* kernel.load of `width` elements (scalar when 1) as the emitter's scalar type. */
-static kr_value load(ks_emitter *e, kr_value buf, kr_type elem, const kr_value *index, unsigned rank, unsigned width) {
-  kr_value ops[1 + KR_KERNEL_MAX_RANK];
-  ops[0] = buf;
-  for (unsigned d = 0; d < rank; d++) ops[1 + d] = index[d];
-  kr_type t = es_scalar_type(e, elem);
-  if (width > 1) {
-    int64_t w = width;
-    t = kr_type_vector(e->k->ctx, &w, 1, t);
-  }
-  return ks_create1(e->kb, KR_KERNEL_LOAD_OP, ops, 1 + rank, t);
-}
 
 static bool is_constant_op(kr_op *d) {
   return d && (!strcmp(d->name, KR_PRIM_CONSTANT_OP) || !strcmp(d->name, "arith.constant"));
@@ -350,7 +324,7 @@ kr_value ks_emit_element(ks_emitter *e, kr_value v, const kr_value *index) {
   } else if (!d) {
     kr_value buf = input_buffer(e, v);
     if (!buf) return es_error(e, NULL, "a block argument that is not a kernel input");
-    r = load(e, buf, es_elem_of(v), index, rank, 1);
+    r = es_load(e, buf, index, 1);
   } else {
     kr_attr saved = e->kb->loc;
     e->kb->loc = d->loc; /* every op implementing a primitive carries its location */
@@ -446,7 +420,7 @@ static kr_status vec_emit_uncached(ks_emitter *e, kr_value v, const kr_value *in
   if (!d) {
     kr_value buf = input_buffer(e, v);
     if (!buf || dims[rank - 1] % width) return per_lane(e, v, index, rank, width, out);
-    kr_value vec = load(e, buf, es_elem_of(v), index, rank, width);
+    kr_value vec = es_load(e, buf, index, width);
     for (unsigned l = 0; l < width; l++) out[l] = ks_vector_extract(e->kb, vec, l);
     return KR_SUCCESS;
   }

@@ -131,7 +131,12 @@ void ks_end(ks_builder *kb, ks_scope *s);
 
 kr_value ks_alloc(ks_builder *kb, kr_kernel_space space, unsigned rank, const int64_t *dims,
                   const int64_t *strides, kr_type elem);
-/* kernel.load / kernel.store; `width` 1 (scalar) or 2/4 (vector along the last dim). */
+/* The arith type an element of type `elem` computes as: the signless integer of the same width
+ * for siN/uiN (arith has signless integers only; the op, not the type, is signed or unsigned),
+ * else elem itself. */
+kr_type ks_scalar_type(kr_context *ctx, kr_type elem);
+/* kernel.load / kernel.store; `width` 1 (scalar) or 2/4 (vector along the last dim).  Loads give
+ * ks_scalar_type of the buffer's element (a vector of it for width > 1). */
 kr_value ks_load(ks_builder *kb, kr_value buf, const kr_value *index, unsigned width);
 void ks_store(ks_builder *kb, kr_value value, kr_value buf, const kr_value *index);
 void ks_barrier(ks_builder *kb);
