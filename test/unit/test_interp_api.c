@@ -395,12 +395,6 @@ static kr_op *parse_program(void) {
   return m;
 }
 
-static kr_op *func_named(kr_op *module, const char *name) {
-  kr_op *f = kr_symbol_lookup_in(module, kr_ident_cstr(ctx, name));
-  ck_assert_ptr_nonnull(f);
-  return f;
-}
-
 static void make_f32(kr_tensor *t, const char *type, const float *v) {
   ck_assert_int_eq(kr_tensor_alloc(t, unit_type(type)), KR_SUCCESS);
   memcpy(t->data, v, t->nbytes);
@@ -414,7 +408,7 @@ START_TEST(run_function) {
   kr_tensor in[2], out[2];
   make_f32(&in[0], "tensor<2x2xf32>", (const float[]){2, -2, 3, 5});
   make_f32(&in[1], "tensor<2x3xf32>", (const float[]){1, 2, 3, 4, 5, 6});
-  ck_assert_msg(kr_interp_run(func_named(m, "main"), in, 2, out, 2) == KR_SUCCESS, "%s", last_error);
+  ck_assert_msg(kr_interp_run(unit_func_named(m, "main"), in, 2, out, 2) == KR_SUCCESS, "%s", last_error);
   ck_assert_ptr_eq(out[0].type, unit_type("tensor<2x3xf32>"));
   ck_assert_ptr_eq(out[1].type, unit_type("tensor<2x2xf32>"));
   ck_assert(out[0].owned && out[1].owned);
@@ -428,14 +422,14 @@ START_TEST(run_function) {
 
   /* Clip with an absent min (op.none) and max 2.5: [[2, -2], [2.5, 2.5]]. */
   kr_tensor c;
-  ck_assert_msg(kr_interp_run(func_named(m, "clip"), in, 1, &c, 1) == KR_SUCCESS, "%s", last_error);
+  ck_assert_msg(kr_interp_run(unit_func_named(m, "clip"), in, 1, &c, 1) == KR_SUCCESS, "%s", last_error);
   static const float wantc[] = {2, -2, 2.5f, 2.5f};
   for (int i = 0; i < 4; i++) ck_assert_float_eq(((const float *)c.data)[i], wantc[i]);
   kr_tensor_free(&c);
 
   /* Returning an argument gives an owned copy, not the caller's buffer. */
   kr_tensor p;
-  ck_assert_int_eq(kr_interp_run(func_named(m, "passthrough"), in, 1, &p, 1), KR_SUCCESS);
+  ck_assert_int_eq(kr_interp_run(unit_func_named(m, "passthrough"), in, 1, &p, 1), KR_SUCCESS);
   ck_assert(p.owned);
   ck_assert_ptr_ne(p.data, in[0].data);
   ck_assert_int_eq(memcmp(p.data, in[0].data, 16), 0);
@@ -449,7 +443,7 @@ END_TEST
 
 START_TEST(run_errors) {
   kr_op *m = parse_program();
-  kr_op *f = func_named(m, "main");
+  kr_op *f = unit_func_named(m, "main");
   kr_tensor in[2], out[2];
   make_f32(&in[1], "tensor<2x3xf32>", (const float[]){1, 2, 3, 4, 5, 6});
 
@@ -479,7 +473,7 @@ START_TEST(run_errors) {
   static const char sig[] = "func.func @s(%a: tensor<2xi8>) -> tensor<2xi8> {\n  return %a : tensor<2xi8>\n}\n";
   kr_op *sm = kr_parse_source(ctx, "sig.kir", sig, sizeof sig - 1, true);
   ck_assert_ptr_nonnull(sm);
-  ck_assert_int_eq(kr_interp_run(func_named(sm, "s"), &u, 1, &s, 1), KR_FAILURE);
+  ck_assert_int_eq(kr_interp_run(unit_func_named(sm, "s"), &u, 1, &s, 1), KR_FAILURE);
   ck_assert(strstr(last_error, "element type mismatch: expected tensor<2xi8>, got tensor<2xui8>") != NULL);
   kr_tensor_free(&u);
 

@@ -104,12 +104,6 @@ static kr_op *parse_program(void) {
   return m;
 }
 
-static kr_op *func_named(kr_op *module, const char *name) {
-  kr_op *f = kr_symbol_lookup_in(module, kr_ident_cstr(ctx, name));
-  ck_assert_ptr_nonnull(f);
-  return f;
-}
-
 START_TEST(default_options) {
   kr_interp_options o = kr_interp_default_options();
   ck_assert(o.simt_checks);
@@ -126,7 +120,7 @@ START_TEST(scalar_semantics) {
     kr_interp_options o = kr_interp_default_options();
     o.simt_checks = checks;
     kr_tensor out[2];
-    ck_assert_msg(kr_interp_run_with(func_named(m, "main"), NULL, 0, out, 2, &o) == KR_SUCCESS, "%s", last_error);
+    ck_assert_msg(kr_interp_run_with(unit_func_named(m, "main"), NULL, 0, out, 2, &o) == KR_SUCCESS, "%s", last_error);
     const int64_t *v = out[0].data;
     ck_assert_int_eq(v[0], 0);
     ck_assert(v[1] == INT64_MIN);
@@ -154,7 +148,7 @@ START_TEST(unwritten_outputs_and_report) {
   kr_interp_options o = kr_interp_default_options();
   kr_tensor y;
   /* Checked mode: an output element nobody writes is an error at the launch. */
-  ck_assert_int_eq(kr_interp_run_with(func_named(m, "main_partial"), NULL, 0, &y, 1, &o), KR_FAILURE);
+  ck_assert_int_eq(kr_interp_run_with(unit_func_named(m, "main_partial"), NULL, 0, &y, 1, &o), KR_FAILURE);
   ck_assert_msg(strstr(last_error, "the kernel never wrote 3 of the 4 elements of global buffer #0 (output #0) "
                                    "(the first: [1])") != NULL,
                 "%s", last_error);
@@ -165,7 +159,8 @@ START_TEST(unwritten_outputs_and_report) {
   o.memory_report = true;
   o.stats = &stats;
   o.num_stats = &n;
-  ck_assert_msg(kr_interp_run_with(func_named(m, "main_partial"), NULL, 0, &y, 1, &o) == KR_SUCCESS, "%s", last_error);
+  ck_assert_msg(kr_interp_run_with(unit_func_named(m, "main_partial"), NULL, 0, &y, 1, &o) == KR_SUCCESS, "%s",
+                last_error);
   /* Element 0 written; elements 1..3 keep the 0xFF fill: the NaN 0xFFFFFFFF. */
   const float *f = y.data;
   ck_assert(f[0] == 1.0f);
@@ -192,7 +187,7 @@ START_TEST(out_of_bounds_error) {
   kr_interp_options o = kr_interp_default_options();
   o.simt_checks = false; /* threads in order: thread 4 is the first out of bounds */
   kr_tensor y;
-  ck_assert_int_eq(kr_interp_run_with(func_named(m, "main_oob"), NULL, 0, &y, 1, &o), KR_FAILURE);
+  ck_assert_int_eq(kr_interp_run_with(unit_func_named(m, "main_oob"), NULL, 0, &y, 1, &o), KR_FAILURE);
   ck_assert_uint_eq(num_errors, 1);
   ck_assert_msg(strstr(last_error, "out-of-bounds store: index [4]") != NULL, "%s", last_error);
   ck_assert_msg(strstr(last_error, "thread (4, 0, 0)") != NULL, "%s", last_error);

@@ -57,6 +57,13 @@ static inline kr_type unit_type(const char *text) {
   return t;
 }
 
+/* The symbol `name` of `module` (a func.func or kernel.func); fails the test when absent. */
+static inline kr_op *unit_func_named(kr_op *module, const char *name) {
+  kr_op *f = kr_symbol_lookup_in(module, kr_ident_cstr(ctx, name));
+  ck_assert_ptr_nonnull(f);
+  return f;
+}
+
 /* Attributes the op and prim schemas take: i64, array<i64: ...>, string. */
 static inline kr_attr unit_i64_attr(int64_t v) {
   return kr_attr_integer(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), v);
