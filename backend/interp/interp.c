@@ -336,6 +336,7 @@ kr_interp_options kr_interp_default_options(void) {
   memset(&o, 0, sizeof o);
   o.simt_checks = true;
   o.simt_seed = 1;
+  o.simt_max_steps = (uint64_t)1 << 30;
   return o;
 }
 

@@ -70,6 +70,7 @@ typedef struct exec {
   uint32_t *occ; /* report: [thread][access] occurrence counts */
   kr_vec *recs;  /* report: per warp, simt_rec */
   kr_simt_kernel_stats *st;
+  uint64_t steps, max_steps; /* thread starts + loop back-edges run so far, and the budget (0: none) */
 } exec;
 
 /* ---------------------------------------------------------------------------------------------
@@ -330,6 +331,18 @@ static double maxd(double a, double b, bool max) {
   return (a > b) == max ? a : b;
 }
 
+/* The step budget (kr_interp_options.simt_max_steps): counted at thread starts and loop
+ * back-edges, so a kernel that would run for hours on the CPU (a 2^40-trip loop, a grid of 2^60
+ * threads) stops with an error instead of hanging. */
+static inline bool over_budget(exec *X) { return ++X->steps > X->max_steps && X->max_steps; }
+
+static kr_status budget_error(exec *X, thread *T, int64_t pc) {
+  return thread_error(X, T, pc,
+                      "the launch exceeds the interpreter's budget of %llu steps (thread starts and loop "
+                      "iterations; raise it with --simt-max-steps, 0 for no limit)",
+                      (unsigned long long)X->max_steps);
+}
+
 /* Runs T until it waits or ends; KR_FAILURE after reporting an error. */
 static kr_status run_thread(exec *X, thread *T) {
   const simt_program *P = X->p;
@@ -346,7 +359,10 @@ static kr_status run_thread(exec *X, thread *T) {
       T->state = T_DONE;
       T->pc = pc;
       return KR_SUCCESS;
-    case SO_JMP: pc = I->imm; continue;
+    case SO_JMP:
+      if (I->imm <= pc && over_budget(X)) return budget_error(X, T, pc);
+      pc = I->imm;
+      continue;
     case SO_JZ: pc = (R[I->a].i & 1) ? pc + 1 : I->imm; continue;
     case SO_FOR_INIT: {
       if (R[I->c].i <= 0) return thread_error(X, T, pc, "loop step %lld is not positive", (long long)R[I->c].i);
@@ -357,7 +373,12 @@ static kr_status run_thread(exec *X, thread *T) {
     case SO_FOR_NEXT: {
       int64_t v = R[I->d].i + R[I->c].i;
       R[I->d].i = v;
-      pc = v < R[I->b].i ? I->imm : pc + 1;
+      if (v < R[I->b].i) {
+        if (over_budget(X)) return budget_error(X, T, pc);
+        pc = I->imm;
+      } else {
+        pc++;
+      }
       continue;
     }
     case SO_MAP_INIT: {
@@ -375,6 +396,7 @@ static kr_status run_thread(exec *X, thread *T) {
     case SO_MAP_NEXT: {
       int64_t k = ++R[I->b].i;
       if (k < X->maps[I->c].tasks) {
+        if (over_budget(X)) return budget_error(X, T, pc);
         map_task(X, I, R, R[I->a].i, k);
         pc = I->imm;
       } else {
@@ -704,6 +726,8 @@ static kr_status run_block(exec *X, unsigned *order, uint64_t *rng) {
     T->state = T_READY;
     if (P->local_bytes) memset(T->local, 0xFF, (size_t)P->local_bytes);
   }
+  X->steps += X->nth;
+  if (X->max_steps && X->steps > X->max_steps) return budget_error(X, &X->th[0], 0);
   if (++X->epoch == 0) { /* wrapped: stale entries could look current */
     if (X->sh) memset(X->sh, 0, (size_t)P->shadow_elems * sizeof *X->sh);
     X->epoch = 1;
@@ -823,6 +847,7 @@ kr_status simt_launch(simt_session *s, kr_op *launch, kr_op *fn, kr_tensor *cons
   X.s = s;
   X.nin = nin;
   X.checks = s->opts.simt_checks;
+  X.max_steps = s->opts.simt_max_steps;
   X.report = s->opts.memory_report;
   X.nth = (unsigned)(p.block[0] * p.block[1] * p.block[2]);
   unsigned nw = (X.nth + KR_KERNEL_WARP_SIZE - 1) / KR_KERNEL_WARP_SIZE;
@@ -893,6 +918,17 @@ kr_status simt_launch(simt_session *s, kr_op *launch, kr_op *fn, kr_tensor *cons
     order[t] = t;
   }
 
+  /* Every thread start is a step: a grid over the budget is refused before it runs. */
+  uint64_t threads = X.nth;
+  bool huge = false;
+  for (int d = 0; d < 3; d++) huge |= __builtin_mul_overflow(threads, (uint64_t)p.grid[d], &threads);
+  if (huge) threads = UINT64_MAX;
+  if (!st && X.max_steps && threads > X.max_steps)
+    st = kr_op_emit_error(launch,
+                          "the launch of @%s runs %s%llu threads, over the interpreter's budget of %llu steps "
+                          "(thread starts and loop iterations; raise it with --simt-max-steps, 0 for no limit)",
+                          kr_op_symbol_name(fn), huge ? "more than " : "", (unsigned long long)threads,
+                          (unsigned long long)X.max_steps);
   uint64_t rng = s->opts.simt_seed;
   if (!st && X.st) X.st->launches++;
   for (int64_t z = 0; !st && z < p.grid[2]; z++)

@@ -124,9 +124,13 @@ static kr_status verify_scheduled(kr_op *op) {
   if (!fty || fty->kind != KR_TYPE_FUNCTION) return KR_SUCCESS; /* func.func's verifier reported it */
   for (unsigned i = 0; i < fty->u.func.num_inputs; i++) {
     kr_kernel_buffer b;
-    if (kr_kernel_buffer_info(fty->u.func.inputs[i], &b) && b.space == KR_KERNEL_SPACE_GLOBAL) continue;
-    char *s = kr_type_to_cstr(fty->u.func.inputs[i]);
-    kr_op_emit_error(op, "scheduled kernel: argument #%u must be a global !kernel.buffer, but got '%s'", i, s);
+    kr_type t = fty->u.func.inputs[i];
+    bool global = kr_kernel_buffer_info(t, &b) && b.space == KR_KERNEL_SPACE_GLOBAL;
+    /* The launch binds a dense row-major tensor: other strides would silently permute it. */
+    if (global && t == kr_kernel_buffer_type(kr_op_context(op), b.space, b.rank, b.dims, NULL, b.elem)) continue;
+    char *s = kr_type_to_cstr(t);
+    kr_op_emit_error(op, "scheduled kernel: argument #%u must be a row-major global !kernel.buffer, but got '%s'", i,
+                     s);
     free(s);
     return KR_FAILURE;
   }
@@ -142,6 +146,11 @@ static kr_status verify_scheduled(kr_op *op) {
   if (!launch_dims(kr_op_get_attr(op, KR_KERNEL_ATTR_BLOCK), block))
     return kr_op_emit_error(op, "scheduled kernel: attribute '" KR_KERNEL_ATTR_BLOCK
                                 "' must be an array<i64> of 3 positive entries (x, y, z)");
+  if (grid[0] > 2147483647LL || grid[1] > 65535 || grid[2] > 65535)
+    return kr_op_emit_error(op,
+                            "scheduled kernel: '" KR_KERNEL_ATTR_GRID "' is %lld x %lld x %lld, over CUDA's limits "
+                            "2^31 - 1 x 65535 x 65535",
+                            (long long)grid[0], (long long)grid[1], (long long)grid[2]);
   if (block[0] > 1024 || block[1] > 1024 || block[2] > 1024 || block[0] * block[1] * block[2] > 1024)
     return kr_op_emit_error(op,
                             "scheduled kernel: a block has at most 1024 threads, but '" KR_KERNEL_ATTR_BLOCK

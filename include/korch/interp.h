@@ -105,6 +105,9 @@ typedef struct kr_simt_kernel_stats {
 typedef struct kr_interp_options {
   bool simt_checks;          /* shuffled thread order + race detection (default true) */
   uint64_t simt_seed;        /* seed of the shuffled order (default 1) */
+  uint64_t simt_max_steps;   /* per launch: thread starts plus loop iterations (kernel.for, kernel.map
+                              * tasks, backward jumps) before the run stops with an error, so a huge
+                              * grid or loop cannot hang the interpreter; 0: no limit (default 2^30) */
   bool memory_report;        /* collect kr_simt_kernel_stats (slower) */
   /* Filled when memory_report: one entry per distinct kernel.func launched, malloc'd; the
    * caller frees *stats. */

@@ -126,7 +126,8 @@ static bool warp_rows_fit(const kl_gemm *g) {
 static kr_status build_warp_rows(kl_kernel *lk) {
   ks_builder *kb = &lk->kb;
   const kl_gemm *g = &lk->g;
-  int64_t total = g->batch * g->M * 32, threads = total < 128 ? total : 128;
+  int64_t max_threads = ks_block_threads(lk->k, 128);
+  int64_t total = g->batch * g->M * 32, threads = total < max_threads ? total : max_threads;
   int64_t grid[3] = {(total + threads - 1) / threads, 1, 1};
   if (grid[0] > 2147483647LL) return kr_op_emit_error(lk->k->func, "schedule: %lld rows are too many for one grid", (long long)(total / 32));
   if (KR_FAILED(kl_store_prologues(lk, grid, threads))) return KR_FAILURE;
@@ -172,7 +173,7 @@ kr_status kl_build_direct(kl_kernel *lk) {
    * its prologue) is then computed once per k for the M products instead of M times. */
   int64_t rows = g->M > 1 && g->M <= 16 && g->N >= 16 * g->M ? g->M : 1;
   int64_t total = g->batch * (g->M / rows) * g->N;
-  int64_t threads = 128;
+  int64_t threads = ks_block_threads(lk->k, 128);
   if (total < threads) threads = total < 32 ? 32 : (total + 31) / 32 * 32;
   int64_t grid[3] = {total > 0 ? (total + threads - 1) / threads : 1, 1, 1};
   if (grid[0] > 2147483647LL) return kr_op_emit_error(lk->k->func, "schedule: %lld output elements are too many for one grid", (long long)total);

@@ -172,7 +172,8 @@ kr_status ks_schedule_injective(ks_kernel *k) {
   int64_t items = 0;
   for (unsigned g = 0; g < ng; g++)
     if (groups[g].numel / width > items) items = groups[g].numel / width;
-  int64_t threads = items < INJ_MAX_THREADS ? (items + 31) / 32 * 32 : INJ_MAX_THREADS;
+  int64_t max_threads = ks_block_threads(k, INJ_MAX_THREADS);
+  int64_t threads = items < max_threads ? (items + 31) / 32 * 32 : max_threads;
   if (threads < 32) threads = 32;
   int64_t blocks = items ? (items + threads - 1) / threads : 1;
   if (blocks > 2147483647LL) {

@@ -492,6 +492,8 @@ static kr_status slab_form(ks_kernel *k, bool *applied) {
 
 kr_status ks_schedule_injective_transpose(ks_kernel *k, bool *applied) {
   *applied = false;
+  /* Both forms are written for 256-thread blocks. */
+  if (ks_block_threads(k, 256) < 256) return KR_SUCCESS;
   /* Empty tensors (a zero dim) have nothing to stage: the plain template handles them. */
   for (unsigned i = 0; i < k->num_inputs; i++)
     if (kr_type_num_elements(kr_value_type(k->inputs[i])) <= 0) return KR_SUCCESS;

@@ -77,7 +77,8 @@ kr_status ks_schedule_window_staged(ks_kernel *k, bool *applied) {
   }
   if (outer < 1 || plane_out < 1 || plane_in < 1) return KR_SUCCESS; /* empty: the direct form */
   int64_t eb = (int64_t)kr_type_storage_bytes(es_elem_of(x));
-  int64_t planes = WIN_THREADS / plane_out;
+  int64_t max_threads = ks_block_threads(k, WIN_THREADS);
+  int64_t planes = max_threads / plane_out;
   if (planes < 1) planes = 1;
   if (planes > outer) planes = outer;
   while (planes > 1 && planes * plane_in * eb > KR_KERNEL_STATIC_SMEM_LIMIT) planes--;
@@ -101,7 +102,7 @@ kr_status ks_schedule_window_staged(ks_kernel *k, bool *applied) {
     return KR_SUCCESS; /* the direct form reports */
   }
   int64_t n_in = planes * plane_in, n_out = planes * plane_out;
-  int64_t threads = n_out < WIN_THREADS ? (n_out + 31) / 32 * 32 : WIN_THREADS;
+  int64_t threads = n_out < max_threads ? (n_out + 31) / 32 * 32 : max_threads;
   int64_t blocks = (outer + planes - 1) / planes;
   int64_t rep_in = (n_in + threads - 1) / threads, rep_out = (n_out + threads - 1) / threads;
   bool ragged = outer % planes != 0; /* the last block holds fewer planes */

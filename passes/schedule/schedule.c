@@ -41,6 +41,12 @@ static const kr_pass_option schedule_options_table[] = {
 
 static bool set(const char *s) { return s && s[0]; }
 
+int64_t ks_block_threads(const ks_kernel *k, int64_t want) {
+  int64_t cap = k->target->max_threads_per_block / KR_KERNEL_WARP_SIZE * KR_KERNEL_WARP_SIZE;
+  if (cap < KR_KERNEL_WARP_SIZE) cap = KR_KERNEL_WARP_SIZE; /* ks_set_launch reports such a target */
+  return want < cap ? want : cap;
+}
+
 int ks_output_index(const ks_kernel *k, kr_value v) {
   for (unsigned i = 0; i < k->num_outputs; i++)
     if (k->outputs[i] == v) return (int)i;
@@ -82,16 +88,21 @@ kr_status ks_set_launch(ks_kernel *k, const char *template_name, const int64_t g
   return KR_SUCCESS;
 }
 
-/* The kernel's kind: korch.kind when present, else from its primitives' classes. */
-static const char *kernel_kind(kr_op *func, kr_block *body, bool *window) {
-  *window = false;
+/* The kernel's kind: korch.kind when present, else from its primitives' classes.  *per_element:
+ * a reduction kernel the injective template computes element by element (window form or loop):
+ * cum_sum and reduce_window, and reductions of a zero-sized tensor (no row to give a block:
+ * every output element is the reduction's identity). */
+static const char *kernel_kind(kr_op *func, kr_block *body, bool *per_element) {
+  *per_element = false;
   bool linear = false, reduction = false;
   for (kr_op *op = body->first; op; op = op->next) {
     kr_prim_class c = kr_prim_op_class(op);
     if (c == KR_PRIM_LINEAR) linear = true;
     if (c == KR_PRIM_REDUCTION) {
       reduction = true;
-      if (!strcmp(op->name, "prim.cum_sum") || !strcmp(op->name, "prim.reduce_window")) *window = true;
+      if (!strcmp(op->name, "prim.cum_sum") || !strcmp(op->name, "prim.reduce_window") ||
+          kr_type_num_elements(kr_value_type(kr_op_operand(op, 0))) == 0)
+        *per_element = true;
     }
   }
   kr_attr kind = kr_op_get_attr(func, KR_KERNEL_ATTR_KIND);
@@ -124,8 +135,8 @@ static kr_status schedule_kernel(kr_op *func, const kr_target *target, const sch
   k.profile_db = db;
   kr_attr hash = kr_op_get_attr(func, KR_KERNEL_ATTR_HASH);
   if (hash && hash->kind == KR_ATTR_STRING) k.hash = strtoull(hash->u.string.str, NULL, 16);
-  bool window;
-  k.kind = kernel_kind(func, old, &window);
+  bool per_element;
+  k.kind = kernel_kind(func, old, &per_element);
   k.num_inputs = old->num_args;
   k.num_outputs = ret->num_operands;
   unsigned n = k.num_inputs + k.num_outputs;
@@ -166,7 +177,7 @@ static kr_status schedule_kernel(kr_op *func, const kr_target *target, const sch
   } else if (!KR_FAILED(st)) {
     if (!strcmp(k.kind, KR_KERNEL_KIND_LINEAR))
       st = ks_schedule_linear(&k);
-    else if (!strcmp(k.kind, KR_KERNEL_KIND_REDUCTION) && !window)
+    else if (!strcmp(k.kind, KR_KERNEL_KIND_REDUCTION) && !per_element)
       st = ks_schedule_reduction(&k);
     else
       st = ks_schedule_injective(&k);

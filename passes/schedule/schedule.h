@@ -60,6 +60,10 @@ typedef struct ks_kernel {
 kr_status ks_set_launch(ks_kernel *k, const char *template_name, const int64_t grid[3], int64_t threads,
                         int64_t shared_bytes, const char *schedule);
 
+/* Threads per block a template may use when it wants `want` (a multiple of 32): `want` capped
+ * by the target's max_threads_per_block, rounded down to a whole warp (at least one warp). */
+int64_t ks_block_threads(const ks_kernel *k, int64_t want);
+
 /* The output buffer index of old-body value v (0..num_outputs-1) or -1 when v is not written. */
 int ks_output_index(const ks_kernel *k, kr_value v);
 

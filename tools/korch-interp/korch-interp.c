@@ -77,6 +77,9 @@ static void print_help(FILE *f) {
              "                          inputs and barriers not reached by all threads are still\n"
              "                          errors)\n"
              "  --simt-seed N           seed of the shuffled thread order (default 1)\n"
+             "  --simt-max-steps N      per launch, the thread starts plus loop iterations the SIMT\n"
+             "                          interpreter runs before it stops with an error (default 2^30;\n"
+             "                          0: no limit)\n"
              "  --memory-report         prints per scheduled kernel: launches, global-access\n"
              "                          efficiency (minimum 32-byte sectors / sectors touched per\n"
              "                          warp-level access), shared-memory wavefronts against the\n"
@@ -104,7 +107,7 @@ typedef struct options {
   double rtol, atol, scaled_tol;
   bool use_scaled, print_outputs, time, help, version;
   bool simt_checks, memory_report;
-  uint64_t simt_seed;
+  uint64_t simt_seed, simt_max_steps;
 } options;
 
 static void options_free(options *o) {
@@ -150,6 +153,7 @@ static bool parse_args(options *o, int argc, char **argv) {
   o->rtol = 1e-4;
   o->simt_checks = true;
   o->simt_seed = 1;
+  o->simt_max_steps = (uint64_t)1 << 30;
   o->atol = 1e-5;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -170,7 +174,7 @@ static bool parse_args(options *o, int argc, char **argv) {
     flag[flen] = 0;
     bool takes_value = !strcmp(flag, "function") || !strcmp(flag, "input") || !strcmp(flag, "output") ||
                        !strcmp(flag, "expect") || !strcmp(flag, "rtol") || !strcmp(flag, "atol") ||
-                       !strcmp(flag, "scaled-tol") || !strcmp(flag, "simt-seed");
+                       !strcmp(flag, "scaled-tol") || !strcmp(flag, "simt-seed") || !strcmp(flag, "simt-max-steps");
     const char *value = NULL;
     if (takes_value) {
       if (eq)
@@ -199,15 +203,18 @@ static bool parse_args(options *o, int argc, char **argv) {
       o->simt_checks = false;
     else if (!strcmp(flag, "memory-report"))
       o->memory_report = true;
-    else if (!strcmp(flag, "simt-seed")) {
+    else if (!strcmp(flag, "simt-seed") || !strcmp(flag, "simt-max-steps")) {
       char *end;
       errno = 0;
       unsigned long long v = strtoull(value, &end, 0);
       if (!*value || *end || errno || value[0] == '-') {
-        tool_error("--simt-seed expects a non-negative integer, got '%s'", value);
+        tool_error("--%s expects a non-negative integer, got '%s'", flag, value);
         return false;
       }
-      o->simt_seed = v;
+      if (!strcmp(flag, "simt-seed"))
+        o->simt_seed = v;
+      else
+        o->simt_max_steps = v;
     }
     else if (!strcmp(flag, "function"))
       o->function = value;
@@ -548,6 +555,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
   kr_interp_options io = kr_interp_default_options();
   io.simt_checks = o->simt_checks;
   io.simt_seed = o->simt_seed;
+  io.simt_max_steps = o->simt_max_steps;
   io.memory_report = o->memory_report;
   kr_simt_kernel_stats *stats = NULL;
   unsigned num_stats = 0;
