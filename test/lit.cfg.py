@@ -4,6 +4,7 @@
 #   korch-opt     the korch-opt of this build
 #   FileCheck, not, count   LLVM's test utilities (llvm-19-tools)
 #   %plugin_so    the in-tree build of examples/dialect-plugin (feature `plugin` when built)
+#   ptxas         CUDA's PTX assembler (feature `ptxas` when /usr/local/cuda/bin/ptxas exists)
 #   %korch_src    the source root
 import os
 
@@ -47,6 +48,12 @@ onnx_node = "/usr/share/libonnx-testdata/data/node"
 config.substitutions.append(("%onnx_node", onnx_node))
 if os.path.isdir(onnx_node):
     config.available_features.add("onnx-testdata")
+# ptxas (CUDA) validates the PTX of --emit-ptx; tests running it say `REQUIRES: ptxas`.  Only the
+# assembler is needed, no GPU or driver.  KORCH_PTXAS overrides the path.
+ptxas = os.environ.get("KORCH_PTXAS", "/usr/local/cuda/bin/ptxas")
+if os.path.exists(ptxas):
+    tool("ptxas", ptxas)
+    config.available_features.add("ptxas")
 tool("FileCheck", config.filecheck)
 tool("not", config.not_tool)
 tool("count", config.count_tool)

@@ -5,6 +5,7 @@
  *                   [--bind-input NAME=FILE]... [--resource-threshold BYTES] [--print-op-generic]
  *                   [--print-debuginfo]
  *   korch-translate --list-shape-inputs model.onnx
+ *   korch-translate --emit-llvm|--emit-ptx scheduled.kir [-o out.ll|out.ptx] [--gpu-arch=sm_XX]
  *
  * One mode flag selects the translation; each mode is a function of the parsed options (add a
  * row to `modes` for a new one).  The output is written atomically: on any error nothing is
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "korch/korch.h"
+#include "korch/nvptx.h"
 #include "korch/onnx.h"
 #include "korch/op.h"
 #include "support/file_io.h"
@@ -33,12 +35,15 @@ typedef struct options {
   size_t resource_threshold;    /* 0: the importer's default */
   bool print_op_generic;
   bool print_debuginfo;
+  const char *gpu_arch;         /* --gpu-arch; NULL: the module's korch.target */
 } options;
 
 typedef int (*mode_fn)(const options *o);
 
 static int import_onnx(const options *o);
 static int list_shape_inputs(const options *o);
+static int emit_llvm(const options *o);
+static int emit_ptx(const options *o);
 
 static const struct mode {
   const char *flag;   /* without the leading dashes */
@@ -48,6 +53,8 @@ static const struct mode {
     {"import-onnx", import_onnx, "import an ONNX model (.onnx) as op-level .kir with static shapes"},
     {"list-shape-inputs", list_shape_inputs,
      "print the graph inputs of an ONNX model whose values decide shapes (bind them with --bind-input), one per line"},
+    {"emit-llvm", emit_llvm, "print the LLVM IR (NVPTX, libdevice linked, optimised) of a scheduled module (.kir)"},
+    {"emit-ptx", emit_ptx, "write the PTX of a scheduled module (.kir) through LLVM's NVPTX backend"},
 };
 #define NUM_MODES (sizeof modes / sizeof modes[0])
 
@@ -74,6 +81,10 @@ static void usage(FILE *f) {
           "                            (repeatable)\n"
           "  --resource-threshold N    initializers and constants larger than N bytes become dense_resource\n"
           "                            blobs (default 1024)\n"
+          "\n--emit-llvm / --emit-ptx options (input: a module at the scheduled kernel level, made by\n"
+          "korch-opt --schedule; kernel.map is lowered first):\n"
+          "  --gpu-arch=ARCH           sm_80, sm_86, sm_89 or sm_90 (default: the arch of the module's\n"
+          "                            korch.target; h200 by default, i.e. sm_90)\n"
           "\nThe model's default-domain opset may be 1..17 (older opsets are upgraded to the opset-17 form of\n"
           "the op dialect); external data files are read relative to the model's folder.  Diagnostics go\n"
           "to standard error; the exit status is 0 on success, 1 on an error, 2 on a bad command line.\n");
@@ -179,6 +190,10 @@ static int parse_args(int argc, char **argv, options *o, bool *help) {
       long long n = strtoll(v, &end, 10);
       if (!*v || *end || errno || n < 0) return bad_usage("--resource-threshold expects a byte count, got '%s'", v);
       o->resource_threshold = n ? (size_t)n : 1;   /* 0 would mean "default": everything non-empty is a resource */
+    } else if ((v = flag_value(argc, argv, &i, "--gpu-arch"))) {
+      if (strcmp(v, "sm_80") && strcmp(v, "sm_86") && strcmp(v, "sm_89") && strcmp(v, "sm_90"))
+        return bad_usage("--gpu-arch expects sm_80, sm_86, sm_89 or sm_90, got '%s'", v);
+      o->gpu_arch = v;
     } else if (!strcmp(a, "--print-op-generic") || !strcmp(a, "-print-op-generic")) {
       o->print_op_generic = true;
     } else if (!strcmp(a, "--print-debuginfo") || !strcmp(a, "-print-debuginfo")) {
@@ -272,6 +287,43 @@ static int list_shape_inputs(const options *o) {
   kr_context_destroy(ctx);
   return rc;
 }
+
+/* --emit-llvm / --emit-ptx: parse and verify the .kir, generate into memory, then write it
+ * atomically (nothing is written when code generation fails). */
+static int emit_nvptx(const options *o, bool ptx) {
+  size_t len;
+  char *buf = kr_tool_read_file(TOOL, o->input, &len);
+  if (!buf) return 1;
+  kr_context *ctx = kr_context_create();
+  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
+  int rc = 1;
+  if (!KR_FAILED(kr_register_core_dialects(ctx))) {
+    const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+    kr_op *module = kr_parse_source(ctx, filename, buf, len, true);
+    kr_nvptx_options no = kr_nvptx_default_options();
+    no.gpu_arch = o->gpu_arch;
+    kr_ostream mem;
+    kr_ostream_init_mem(&mem);
+    if (module && !KR_FAILED(ptx ? kr_nvptx_emit_ptx(module, &no, &mem) : kr_nvptx_emit_llvm(module, &no, &mem))) {
+      kr_tool_output out;
+      if (kr_tool_output_open(&out, TOOL, o->output)) {
+        if (fwrite(kr_ostream_str(&mem), 1, mem.len, out.file) != mem.len) {
+          fprintf(stderr, "%s: cannot write '%s'\n", TOOL, o->output ? o->output : "-");
+          kr_tool_output_abort(&out);
+        } else if (kr_tool_output_commit(&out, TOOL)) {
+          rc = 0;
+        }
+      }
+    }
+    kr_ostream_close(&mem);
+  }
+  kr_context_destroy(ctx);
+  free(buf);
+  return rc;
+}
+
+static int emit_llvm(const options *o) { return emit_nvptx(o, false); }
+static int emit_ptx(const options *o) { return emit_nvptx(o, true); }
 
 int main(int argc, char **argv) {
   options o;
