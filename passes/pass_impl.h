@@ -121,5 +121,7 @@ extern const kr_pass_def kr_prim_normalize_after_matmul_pass;
 extern const kr_pass_def kr_orchestrate_pass;
 extern const kr_pass_def kr_schedule_pass;            /* passes/schedule/schedule.c */
 extern const kr_pass_def kr_lower_task_mappings_pass; /* passes/schedule/lower_task_mappings.c */
+extern const kr_pass_def kr_plan_buffers_pass;        /* passes/plan/plan.c */
+extern const kr_pass_def kr_plan_verify_pass;         /* passes/plan/plan.c */
 
 #endif

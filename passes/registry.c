@@ -69,6 +69,7 @@ kr_status kr_register_core_passes(kr_context *ctx) {
     &kr_canonicalize_pass, &kr_cse_pass, &kr_dce_pass, &kr_symbol_dce_pass, &kr_inline_pass,
     &kr_prim_reduce_as_matvec_pass, &kr_prim_normalize_after_matmul_pass,
     &kr_op_to_prim_pass, &kr_orchestrate_pass, &kr_schedule_pass, &kr_lower_task_mappings_pass,
+    &kr_plan_buffers_pass, &kr_plan_verify_pass,
   };
   for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
     if (KR_FAILED(kr_context_register_pass(ctx, core[i]))) return KR_FAILURE;

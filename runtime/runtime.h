@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum kr_rt_status {
   KR_RT_OK = 0,
@@ -36,6 +37,7 @@ typedef struct kr_rt_kernel {
   char *name, *template_name;
   unsigned params;
   int64_t registers, shared_bytes, local_bytes, spill_bytes; /* -1 when not recorded */
+  int line;                     /* in the plan file, for messages */
 } kr_rt_kernel;
 
 typedef struct kr_rt_launch {
@@ -67,14 +69,16 @@ void kr_rt_plan_free(kr_rt_plan *plan);
 unsigned kr_rt_dtype_size(const char *dtype);
 
 /* ---- Checks without a GPU (runtime/dry_run.c) --------------------------------------------- */
-/* Reads the PTX and the weights file and checks: every launched kernel has a `.entry` with
- * exactly `params` .u64 parameters and matching the launch's arg count; every range inside its
- * region; the weights file's size; block <= 1024 threads (x,y <= 1024, z <= 64), grid within
- * 2^31-1 x 65535 x 65535; static + dynamic shared memory <= the architecture's per-block limit
- * (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB: CUDA C Programming Guide, "Technical
- * Specifications per Compute Capability"); registers x threads per block <= 65,536 when the
- * plan has the ptxas figures.  Reports every failure (one per line in err->msg, up to its
- * size) and returns KR_RT_ERROR if any; *notes (may be NULL) gets how many checks ran. */
+/* Reads the PTX and the weights file and checks: every kernel has a `.entry` with exactly
+ * `params` parameters, all .u64, and every launch that many args; every range inside its region
+ * and at a multiple of the plan's alignment; the weights file's size; block <= 1024 threads
+ * (x,y <= 1024, z <= 64) and within the .entry's .maxntid/.reqntid, grid within 2^31-1 x 65535 x
+ * 65535, no zero dimension; static + dynamic shared memory <= the architecture's per-block
+ * opt-in limit (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB...: CUDA C++ Programming Guide,
+ * "Technical Specifications per Compute Capability"; an unknown gpu-arch fails); registers x
+ * threads per block <= 65,536 when the plan has the ptxas figures.  Reports every failure (one
+ * "PATH[:LINE]: message" per line in err->msg, up to its size) and returns KR_RT_ERROR if any;
+ * *checks_run (may be NULL) gets how many checks ran.  Needs no driver. */
 kr_rt_status kr_rt_dry_run(const kr_rt_plan *plan, kr_rt_error *err, unsigned *checks_run);
 
 /* ---- The device (runtime/cuda.c, runtime/session.c) ---------------------------------------- */
@@ -86,7 +90,7 @@ typedef struct kr_rt_session kr_rt_session;
  * library is missing or cuInit fails ("no CUDA driver: ..."). */
 kr_rt_status kr_rt_device_open(int ordinal, kr_rt_device **dev, kr_rt_error *err);
 void kr_rt_device_close(kr_rt_device *dev);
-/* "NVIDIA H200 (sm_90, 132 SMs)" */
+/* "NVIDIA H200 (sm_90, 132 SMs, driver 13.0)"; owned by dev. */
 const char *kr_rt_device_name(const kr_rt_device *dev);
 
 /* Loads the plan's PTX (cuModuleLoadDataEx, JIT log quoted on failure), resolves every kernel,
@@ -108,6 +112,24 @@ kr_rt_status kr_rt_session_get_output(kr_rt_session *s, unsigned i, void *data, 
  * ms[0..iters)).  When `launch` >= 0 only that launch is run and timed (profiling). */
 kr_rt_status kr_rt_session_time(kr_rt_session *s, int launch, unsigned warmup, unsigned iters, double *ms,
                                 kr_rt_error *err);
+
+/* ---- Profiling candidate kernels (runtime/profile.c; docs/Targets.md, docs/Runtime.md) ---- */
+/* korch-run --profile DIR --db FILE: for every DIR/<name>/model.plan.xml (in name order) that has
+ * a <profile target hash name> element (korch-translate --emit-candidates writes one artifact per
+ * candidate kernel, Korch ASPLOS'24 section 5), creates a session, fills the inputs
+ * (kr_rt_session_fill_inputs), runs `warmup` untimed and `iters` (>= 1) timed runs of its
+ * launches (kr_rt_session_time, CUDA events) and takes the median in microseconds.  All the
+ * measurements (target, hash, median us, runs = iters, name) are then merged into the profile
+ * database `db_path` in ONE locked update (flock on "<db_path>.lock", re-read, merge, temporary
+ * file, fsync, rename: backend/target/profile_db_file.c, the writer libkorch uses too), so
+ * concurrent profilers are safe and the lock is never held across GPU work.  A corrupt database
+ * is reported before anything is timed and left as it is.  The first failing candidate stops
+ * the run (a CUDA error may leave the context unusable); what was measured before it is still
+ * recorded.  Plans without <profile> are skipped (noted on `log`); none with one is an error.
+ * `log` (may be NULL) gets one line per candidate ("<hash> <name> median .. us min .. max ..")
+ * and a summary. */
+kr_rt_status kr_rt_profile(kr_rt_device *dev, const char *dir, const char *db_path, unsigned warmup, unsigned iters,
+                           FILE *log, kr_rt_error *err);
 
 /* ---- .npy files (runtime/npy.c; NumPy format 1.0-3.0, little-endian, C order) -------------- */
 typedef struct kr_rt_array {

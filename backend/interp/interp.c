@@ -19,7 +19,9 @@
 #include "korch/interp.h"
 #include "korch/kernel.h"
 #include "korch/op.h"
+#include "backend/interp/planned.h"
 #include "backend/interp/simt.h"
+#include "korch/plan.h"
 
 /* func.call nesting deeper than this is taken for unbounded recursion (the C stack would go
  * first). */
@@ -331,6 +333,11 @@ static kr_status run(kr_op *func, const kr_tensor *inputs, unsigned num_inputs, 
   return st;
 }
 
+kr_status kr__interp_run_callee(kr_op *fn, const kr_tensor *inputs, unsigned num_inputs, kr_tensor *outputs,
+                                unsigned num_outputs, simt_session *s) {
+  return run(fn, inputs, num_inputs, outputs, num_outputs, 1, s);
+}
+
 kr_interp_options kr_interp_default_options(void) {
   kr_interp_options o;
   memset(&o, 0, sizeof o);
@@ -350,7 +357,10 @@ kr_status kr_interp_run_with(kr_op *func, const kr_tensor *inputs, unsigned num_
     options = &def;
   }
   s.opts = *options;
-  kr_status st = run(func, inputs, num_inputs, outputs, num_outputs, 0, &s);
+  /* The planned level: every tensor a range of one arena (backend/interp/planned.c). */
+  kr_status st = func && !strcmp(func->name, "func.func") && kr_plan_is_planned(func)
+                     ? kr__interp_run_planned(func, inputs, num_inputs, outputs, num_outputs, &s)
+                     : run(func, inputs, num_inputs, outputs, num_outputs, 0, &s);
   if (options->memory_report && options->stats && options->num_stats) {
     *options->stats = s.stats;
     *options->num_stats = s.num_stats;

@@ -218,7 +218,9 @@ typedef struct simt_session {
 } simt_session;
 
 /* Runs kernel.launch `launch` of scheduled kernel.func `fn` on ins[nin] (the launch operands),
- * filling results[nres] with fresh owned tensors of the launch's result types. */
+ * filling results[nres] with fresh owned tensors of the launch's result types; a results[j] that
+ * arrives borrowed with data (owned false, data set: the planned level's arena range) is written
+ * in place instead. */
 kr_status simt_launch(simt_session *s, kr_op *launch, kr_op *fn, kr_tensor *const *ins, unsigned nin,
                       kr_tensor *results, unsigned nres);
 

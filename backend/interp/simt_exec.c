@@ -831,6 +831,9 @@ kr_status simt_launch(simt_session *s, kr_op *launch, kr_op *fn, kr_tensor *cons
   for (unsigned j = 0; !st && j < nres; j++)
     st = check_binding(launch, &p, nin + j, kr_value_type(kr_op_result(launch, j)));
   for (unsigned j = 0; !st && j < nres; j++) {
+    /* A borrowed destination given by the caller (the planned level, backend/interp/planned.c:
+     * a range of the arena) is written in place. */
+    if (results[j].data && !results[j].owned) continue;
     if (kr_tensor_alloc(&results[j], kr_value_type(kr_op_result(launch, j))))
       st = kr_op_emit_error(launch, "out of memory allocating result #%u", j);
     else if (results[j].nbytes)

@@ -108,17 +108,19 @@ static kr_status lower_task_mappings(codegen *cg, kr_op **out) {
   return st;
 }
 
-/* The architecture: the option, else the module's target (korch/target.h). */
-static kr_status resolve_arch(codegen *cg, const kr_nvptx_options *o, char arch[16]) {
-  if (o->gpu_arch) {
-    snprintf(arch, 16, "%s", o->gpu_arch);
+/* The architecture: the option, else the module's target (korch/target.h).  korch/nvptx.h;
+ * used by the artifact writer too (it names the arch in model.plan.xml and runs ptxas for it). */
+kr_status kr_nvptx_resolve_arch(kr_op *module, const kr_nvptx_options *options, char arch[16]) {
+  kr_context *ctx = kr_op_context(module);
+  if (options && options->gpu_arch) {
+    snprintf(arch, 16, "%s", options->gpu_arch);
   } else {
     kr_target t;
-    if (KR_FAILED(kr_target_of_module(cg->module, &t))) return KR_FAILURE;
+    if (KR_FAILED(kr_target_of_module(module, &t))) return KR_FAILURE;
     snprintf(arch, 16, "%s", t.arch);
   }
   if (!known_arch(arch))
-    return kr_emit_error(cg->ctx, cg->module->loc,
+    return kr_emit_error(ctx, module->loc,
                          "nvptx: unsupported GPU architecture '%s' (expected sm_80, sm_86, sm_89 or sm_90)", arch);
   return KR_SUCCESS;
 }
@@ -166,10 +168,19 @@ static bool calls_libdevice(LLVMModuleRef m) {
   return false;
 }
 
-/* Links libdevice when the module calls it.  libdevice's functions read __nvvm_reflect
- * ("__CUDA_FTZ", "__CUDA_ARCH"), which the NVVMReflect pass of the NVPTX target's pipeline folds
- * (libdevice User's Guide, "Basic Usage"); the module flag nvvm-reflect-ftz = 0 keeps denormals
- * (IEEE results, as the interpreter computes them). */
+/* Links libdevice when the module calls it, and only the part it calls.  libdevice's functions
+ * read __nvvm_reflect ("__CUDA_FTZ", "__CUDA_ARCH"), which the NVPTX target's NVVMReflect pass
+ * folds (libdevice User's Guide, "Basic Usage"); the module flag nvvm-reflect-ftz = 0 keeps
+ * denormals (IEEE results, as the interpreter computes them).
+ *
+ * Speed: libdevice holds ~350 functions (~480 KB of bitcode); parsing all of it and running
+ * O3 over it cost most of an emission.  The bitcode is opened lazily
+ * (LLVMGetBitcodeModuleInContext2: bodies are read on demand) and its definitions get
+ * linkonce_odr linkage before LLVMLinkModules2: LLVM's ModuleLinker links a linkonce definition
+ * only when the destination refers to it, directly or through another linked function
+ * (Linker/LinkModules.cpp, linkIfNeeded / addLazyFor), so only the called functions and what
+ * they call are read and linked, as clang's -mlink-builtin-bitcode does with LinkOnlyNeeded.
+ * The result is the same IR as a full link followed by dead-function elimination. */
 static kr_status link_libdevice(codegen *cg, const char *path) {
   if (!calls_libdevice(cg->llmod)) return KR_SUCCESS;
   LLVMMemoryBufferRef buf;
@@ -182,13 +193,18 @@ static kr_status link_libdevice(codegen *cg, const char *path) {
     return st;
   }
   LLVMModuleRef lib = NULL;
-  bool bad = LLVMParseBitcodeInContext2(cg->llctx, buf, &lib);
-  LLVMDisposeMemoryBuffer(buf);   /* the module does not keep the buffer (lazy loading would) */
-  if (bad) {
+  /* On success the lazy module owns the buffer (it reads function bodies from it later). */
+  if (LLVMGetBitcodeModuleInContext2(cg->llctx, buf, &lib)) {
     char what[512];
     snprintf(what, sizeof what, "'%s' is not an LLVM bitcode file", path);
     return fail(cg, what, NULL);
   }
+  for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (l == LLVMExternalLinkage && !LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(lib); g; g = LLVMGetNextGlobal(g))
+    if (LLVMGetLinkage(g) == LLVMExternalLinkage && !LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
   set_target(lib, cg->tm);
   if (LLVMLinkModules2(cg->llmod, lib)) return fail(cg, "linking libdevice failed", NULL);   /* lib is consumed */
   LLVMTypeRef i32 = LLVMInt32TypeInContext(cg->llctx);
@@ -232,7 +248,7 @@ static kr_status optimise(codegen *cg, int opt_level) {
 static kr_status build(codegen *cg, const kr_nvptx_options *options) {
   kr_nvptx_options o = options ? *options : kr_nvptx_default_options();
   char arch[16];
-  if (KR_FAILED(resolve_arch(cg, &o, arch))) return KR_FAILURE;
+  if (KR_FAILED(kr_nvptx_resolve_arch(cg->module, &o, arch))) return KR_FAILURE;
   kr_op *input;
   if (KR_FAILED(lower_task_mappings(cg, &input))) return KR_FAILURE;
   cg->llctx = LLVMContextCreate();

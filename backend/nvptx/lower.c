@@ -134,6 +134,8 @@ static kr_status lower_alloc(nv_lower *L, kr_op *op) {
   if (info.space == KR_KERNEL_SPACE_SHARED) {
     if (L->dyn_smem) {
       int64_t bytes = span * (int64_t)kr_type_storage_bytes(info.elem);
+      /* The extern array must be as aligned as its most aligned buffer (the offsets are). */
+      if (LLVMGetAlignment(L->dyn_smem) < align) LLVMSetAlignment(L->dyn_smem, align);
       L->dyn_offset = (L->dyn_offset + align - 1) & ~(int64_t)(align - 1);
       LLVMValueRef off = c64(L, L->dyn_offset);
       base = LLVMBuildInBoundsGEP2(L->B, L->i8, L->dyn_smem, &off, 1, "smem");
@@ -187,7 +189,13 @@ static kr_status lower_access(nv_lower *L, kr_op *op, bool store) {
   unsigned n = vt->kind == KR_TYPE_VECTOR ? (unsigned)vt->u.shaped.dims[0] : 1;
   bool is_i1 = kr_type_bitwidth(b->info.elem) == 1;
   LLVMTypeRef mem_ty = is_i1 ? (n > 1 ? LLVMVectorType(L->i8, n) : L->i8) : lt;
+  /* A vector access is aligned to its size (the verifier keeps the element offset a multiple of
+   * N; shared/local buffers are 16-aligned, global ones by the plan's >= 16-byte alignment), but
+   * no more than 16 is claimed: that is the base alignment korch guarantees, and PTX's widest
+   * access (ld.v4.b32 / ld.v2.b64, PTX ISA "ld") is 16 bytes, so a 32-byte vector<4 x f64>
+   * becomes two 16-byte accesses instead of a misaligned claim. */
   unsigned align = n * b->esize;
+  if (align > 16) align = 16;
   if (store) {
     LLVMValueRef v = nv_get(L, kr_op_operand(op, 0));
     if (!v) return kr_op_emit_error(op, "stored value not defined before its use");
@@ -212,6 +220,22 @@ static LLVMValueRef sreg(nv_lower *L, const char *name, int dim) {
   return nv_intrinsic(L, buf, NULL, 0, NULL, 0);
 }
 
+/* The linear thread index t = x + y*bx + z*bx*by of the block (i32; ops.def lane_id/warp_id). */
+static LLVMValueRef linear_tid(nv_lower *L) {
+  LLVMValueRef t = sreg(L, "tid", 0);
+  if (L->block[1] > 1)
+    t = LLVMBuildNUWAdd(L->B, t,
+                        LLVMBuildNUWMul(L->B, sreg(L, "tid", 1), LLVMConstInt(L->i32, (unsigned long long)L->block[0], 0), ""),
+                        "");
+  if (L->block[2] > 1)
+    t = LLVMBuildNUWAdd(
+        L->B, t,
+        LLVMBuildNUWMul(L->B, sreg(L, "tid", 2), LLVMConstInt(L->i32, (unsigned long long)(L->block[0] * L->block[1]), 0),
+                        ""),
+        "");
+  return t;
+}
+
 /* kernel.thread_id/block_id read %tid/%ctaid; block_dim/grid_dim are the kernel's own
  * korch.block/korch.grid (the launch uses exactly them), so they become constants the optimiser
  * can fold; lane_id/warp_id split the linear thread index t = x + y*bx + z*bx*by (ops.def). */
@@ -230,17 +254,7 @@ static kr_status lower_ids(nv_lower *L, kr_op *op) {
   } else if (!strcmp(n, KR_KERNEL_GRID_DIM_OP)) {
     r = c64(L, L->grid[dim]);
   } else {
-    LLVMValueRef t = sreg(L, "tid", 0);
-    if (L->block[1] > 1)
-      t = LLVMBuildNUWAdd(L->B, t,
-                          LLVMBuildNUWMul(L->B, sreg(L, "tid", 1), LLVMConstInt(L->i32, (unsigned long long)L->block[0], 0), ""),
-                          "");
-    if (L->block[2] > 1)
-      t = LLVMBuildNUWAdd(
-          L->B, t,
-          LLVMBuildNUWMul(L->B, sreg(L, "tid", 2), LLVMConstInt(L->i32, (unsigned long long)(L->block[0] * L->block[1]), 0),
-                          ""),
-          "");
+    LLVMValueRef t = linear_tid(L);
     bool lane = !strcmp(n, KR_KERNEL_LANE_ID_OP);
     t = lane ? LLVMBuildAnd(L->B, t, LLVMConstInt(L->i32, KR_KERNEL_WARP_SIZE - 1, 0), "lane")
              : LLVMBuildLShr(L->B, t, LLVMConstInt(L->i32, 5, 0), "warp");
@@ -250,11 +264,35 @@ static kr_status lower_ids(nv_lower *L, kr_op *op) {
   return KR_SUCCESS;
 }
 
-/* kernel.shuffle -> llvm.nvvm.shfl.sync.MODE.{i32,f32} with the full mask 0xffffffff.  The c
- * operand is CUDA's for a whole-warp shuffle (PTX ISA "shfl.sync": c = 0x1f clamps at lane 31
- * for down/bfly/idx, c = 0 for up), so an out-of-warp source lane yields the thread's own value
- * as ops.def requires.  64-bit values shuffle as two 32-bit halves (as CUDA's __shfl_*_sync
- * does for double/long long). */
+/* kernel.shuffle -> llvm.nvvm.shfl.sync.MODE.{i32,f32}.  PTX ISA "shfl.sync": every thread of
+ * `membermask` must execute the same shfl.sync, and naming a thread that does not exist is
+ * undefined, so the mask is the warp's existing lanes: 0xffffffff, except in the last warp of a
+ * block whose thread count T is not a multiple of 32, where it is the low T % 32 bits.  The c
+ * operand clamps the source lane: c = 0 for up (lane - delta < 0 keeps the own value), else the
+ * warp's last existing lane (0x1f, or T % 32 - 1 in a partial warp), so a source lane outside
+ * the warp or past the block's last thread yields the thread's own value, as ops.def and the
+ * interpreter (simt_exec.c) define it.  64-bit values shuffle as two 32-bit halves (as CUDA's
+ * __shfl_*_sync does for double/long long). */
+static void shuffle_mask(nv_lower *L, int mode, LLVMValueRef *mask, LLVMValueRef *c) {
+  int64_t threads = L->block[0] * L->block[1] * L->block[2];
+  unsigned partial = (unsigned)(threads % KR_KERNEL_WARP_SIZE);
+  *mask = LLVMConstInt(L->i32, 0xffffffffu, 0);
+  *c = LLVMConstInt(L->i32, mode == 2 ? 0 : 0x1f, 0);
+  if (partial == 0) return;
+  LLVMValueRef pmask = LLVMConstInt(L->i32, (1u << partial) - 1u, 0);
+  LLVMValueRef pc = LLVMConstInt(L->i32, mode == 2 ? 0 : partial - 1, 0);
+  if (threads < KR_KERNEL_WARP_SIZE) {   /* one warp, partial */
+    *mask = pmask;
+    *c = pc;
+    return;
+  }
+  LLVMValueRef warp = LLVMBuildLShr(L->B, linear_tid(L), LLVMConstInt(L->i32, 5, 0), "warp");
+  LLVMValueRef last = LLVMBuildICmp(L->B, LLVMIntEQ, warp,
+                                    LLVMConstInt(L->i32, (unsigned long long)(threads / KR_KERNEL_WARP_SIZE), 0), "");
+  *mask = LLVMBuildSelect(L->B, last, pmask, *mask, "shfl.mask");
+  *c = LLVMBuildSelect(L->B, last, pc, *c, "shfl.c");
+}
+
 static kr_status lower_shuffle(nv_lower *L, kr_op *op) {
   kr_attr m = kr_op_get_attr(op, KR_KERNEL_ATTR_MODE);
   static const char *const modes[] = {"xor", "down", "up", "idx"};
@@ -269,8 +307,8 @@ static kr_status lower_shuffle(nv_lower *L, kr_op *op) {
   unsigned bits = vt == L->i32 || vt == L->f32 ? 32 : vt == L->i64 || vt == L->f64 ? 64 : 0;
   if (bits != 32 && bits != 64) return kr_op_emit_error(op, "shuffles 32- or 64-bit scalars only");
   LLVMValueRef off32 = LLVMBuildTrunc(L->B, off, L->i32, "");
-  LLVMValueRef c = LLVMConstInt(L->i32, mode == 2 ? 0 : 0x1f, 0);
-  LLVMValueRef mask = LLVMConstInt(L->i32, 0xffffffffu, 0);
+  LLVMValueRef mask, c;
+  shuffle_mask(L, mode, &mask, &c);
   char name[64];
   bool f32 = vt == L->f32;
   snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", ptx[mode], f32 ? "f32" : "i32");
@@ -491,6 +529,10 @@ static kr_status lower_func(nv_lower *L, kr_op *fn) {
     LLVMSetValueName2(p, pname, strlen(pname));
     param_attr(L, i + 1, "noalias");
     param_attr(L, i + 1, "nocapture");
+    /* Every global buffer starts at a multiple of the plan's alignment (korch/plan.h, >= 16
+     * bytes; cudaMalloc gives 256) - lets the LoadStoreVectorizer merge scalar accesses. */
+    LLVMAddAttributeAtIndex(L->fn, i + 1,
+                            LLVMCreateEnumAttribute(L->C, LLVMGetEnumAttributeKindForName("align", 5), 16));
     if (!stored_to(body->args[i])) param_attr(L, i + 1, "readonly");
     if (add_buffer(L, body->args[i], p, &info)) return KR_FAILURE;
   }

@@ -113,6 +113,11 @@ typedef struct kr_interp_options {
    * caller frees *stats. */
   kr_simt_kernel_stats **stats;
   unsigned *num_stats;
+  /* A planned host function (korch/plan.h) runs through one arena laid out by its plan, after
+   * kr_plan_read's checks; `plan_unchecked` skips the check that buffers live at the same launch
+   * do not overlap, so that a test can show an aliasing plan giving wrong numbers (default
+   * false). */
+  bool plan_unchecked;
 } kr_interp_options;
 
 /* The defaults above. */

@@ -54,7 +54,7 @@ unsigned kr_context_num_passes(kr_context *ctx);
 const kr_pass_def *kr_context_pass_at(kr_context *ctx, unsigned i);   /* sorted by name */
 /* Registers korch's passes: the generic ones (canonicalize, cse, dce, symbol-dce, inline) and the
  * lowering ones (op-to-prim, prim-reduce-as-matvec, prim-normalize-after-matmul, orchestrate,
- * schedule, lower-task-mappings); docs/Passes.md lists them with their options. */
+ * schedule, lower-task-mappings, plan-buffers, plan-verify); docs/Passes.md lists them with their options. */
 kr_status kr_register_core_passes(kr_context *ctx);
 
 typedef struct kr_pass_manager kr_pass_manager;

@@ -96,72 +96,60 @@ typedef struct emit_state {
   kr_value *host;              /* per global node: its value in the host function, or NULL */
   char (*names)[256];          /* per kernel in launch order: its name (kr_orch_kernel_name) */
   unsigned next_kernel;
-  kr_type i64;
 } emit_state;
 
-static kr_status emit_kernel(emit_state *s, unsigned r, const kr_candidate *c, const unsigned *times_computed) {
-  kr_orch_graph *g = s->g;
-  kr_context *ctx = s->ctx;
-  unsigned first = g->regions[r].first, size = g->regions[r].n;
-  kr_status st = KR_FAILURE;
-  kr_vec ext = {0};        /* kr_value: external inputs (host values of the caller side) */
-  kr_vec ext_inner = {0};  /* kr_value: what the body reads (the original value) */
+/* Whether the node of region r whose op defines `v` is in candidate c (a linear scan of c's
+ * nodes: candidates are small). */
+static bool in_candidate(const kr_orch_graph *g, const kr_candidate *c, kr_value v) {
+  kr_op *d = kr_value_defining_op(v);
+  if (!d) return false;
+  unsigned first = g->regions[c->region].first, size = g->regions[c->region].n;
+  for (unsigned u = 0; u < size; u++)
+    if (kr_bits_test(&c->nodes, u) && g->nodes[first + u].op == d) return true;
+  return false;
+}
+
+kr_op *kr_orch_kernel_func(const kr_orch_graph *g, const kr_candidate *c, const char *name,
+                           const unsigned *times_computed, kr_vec *inputs) {
+  unsigned r = c->region, first = g->regions[r].first, size = g->regions[r].n;
+  kr_context *ctx = kr_op_context(g->func);
   kr_vec small = {0};      /* kr_op *: small constants to clone */
   kr_vec rtypes = {0}, atypes = {0}, rets = {0}, recomputed = {0};
   kr_hmap map = {0};
-  kr_op_state st_f, st_l, st_r;
-  bool f_init = false, l_init = false, r_init = false;
+  kr_op_state st_f, st_r;
   kr_op *last = NULL;
   unsigned count = 0;
-
+  inputs->len = 0;
   for (unsigned u = 0; u < size; u++) {
     if (!kr_bits_test(&c->nodes, u)) continue;
     kr_op *op = g->nodes[first + u].op;
     last = op;
     for (unsigned i = 0; i < op->num_operands; i++) {
       kr_value v = kr_op_operand(op, i);
-      unsigned p = node_of(&s->node_index, v);
-      if (p && p - 1 >= first && p - 1 < first + size && kr_bits_test(&c->nodes, p - 1 - first)) continue;
+      if (in_candidate(g, c, v)) continue;
       kr_op *d = kr_value_defining_op(v);
-      if (!p && is_prim_constant(d) && small_constant(d)) {
+      if (is_prim_constant(d) && small_constant(d)) {
         bool seen = false;
         for (size_t q = 0; q < small.len && !seen; q++) seen = KR_VEC_AT(&small, kr_op *, q) == d;
         if (!seen) KR_VEC_PUSH(&small, kr_op *, d);
         continue;
       }
       bool seen = false;
-      for (size_t q = 0; q < ext_inner.len && !seen; q++) seen = KR_VEC_AT(&ext_inner, kr_value, q) == v;
+      for (size_t q = 0; q < inputs->len && !seen; q++) seen = KR_VEC_AT(inputs, kr_value, q) == v;
       if (seen) continue;
-      kr_value hv = v;
-      if (p) {
-        hv = s->host[p - 1];
-        if (!hv) {
-          kr_op_emit_error(op, "orchestration: internal error: an operand of this primitive is not written by an "
-                               "earlier kernel");
-          goto done;
-        }
-      }
-      KR_VEC_PUSH(&ext_inner, kr_value, v);
-      KR_VEC_PUSH(&ext, kr_value, hv);
+      KR_VEC_PUSH(inputs, kr_value, v);
       KR_VEC_PUSH(&atypes, kr_type, kr_value_type(v));
     }
-    if (times_computed[u] > 1) KR_VEC_PUSH(&recomputed, int64_t, (int64_t)count);
+    if (times_computed && times_computed[u] > 1) KR_VEC_PUSH(&recomputed, int64_t, (int64_t)count);
     count++;
   }
   for (unsigned u = 0; u < size; u++)
     if (kr_bits_test(&c->writes, u)) KR_VEC_PUSH(&rtypes, kr_type, kr_value_type(kr_op_result(g->nodes[first + u].op, 0)));
 
-  const char *name = s->names[s->next_kernel++];
-  kr_ident sym = kr_ident_cstr(ctx, name);
-  if (kr_symbol_lookup_in(s->module, sym)) {
-    kr_op_emit_error(g->func, "orchestration: the kernel name '@%s' is already a symbol of the module", name);
-    goto done;
-  }
   kr_attr loc = last->loc;
   kr_type fty = kr_type_function(ctx, KR_VEC_DATA(&atypes, kr_type), (unsigned)atypes.len, KR_VEC_DATA(&rtypes, kr_type),
                                  (unsigned)rtypes.len);
   kr_op_state_init(&st_f, ctx, "kernel.func", loc);
-  f_init = true;
   kr_op_state_add_attr(&st_f, "sym_name", kr_attr_string(ctx, name, strlen(name)));
   kr_op_state_add_attr(&st_f, "function_type", kr_attr_type(ctx, fty));
   const char *kind = kr_kernel_kind_name(c->kind);
@@ -172,12 +160,13 @@ static kr_status emit_kernel(emit_state *s, unsigned r, const kr_candidate *c, c
   kr_op_state_add_attr(&st_f, "korch.cost_us", kr_attr_float(ctx, kr_type_float(ctx, KR_F64), c->cost_us));
   if (recomputed.len)
     kr_op_state_add_attr(&st_f, "korch.recomputed",
-                         kr_attr_dense_array(ctx, s->i64, recomputed.data, (unsigned)recomputed.len));
+                         kr_attr_dense_array(ctx, kr_type_integer(ctx, 64, KR_SIGNLESS), recomputed.data,
+                                             (unsigned)recomputed.len));
   kr_region *body = kr_op_state_add_region(&st_f);
   kr_block *b = kr_block_create(ctx);
   kr_region_append_block(body, b);
-  for (size_t q = 0; q < ext_inner.len; q++) {
-    kr_value v = KR_VEC_AT(&ext_inner, kr_value, q);
+  for (size_t q = 0; q < inputs->len; q++) {
+    kr_value v = KR_VEC_AT(inputs, kr_value, q);
     kr_value a = kr_block_add_arg(b, kr_value_type(v), loc);
     map_put(&map, v, a);
   }
@@ -190,13 +179,62 @@ static kr_status emit_kernel(emit_state *s, unsigned r, const kr_candidate *c, c
       KR_VEC_PUSH(&rets, kr_value, v);
     }
   kr_op_state_init(&st_r, ctx, "kernel.return", loc);
-  r_init = true;
   kr_op_state_add_operands(&st_r, KR_VEC_DATA(&rets, kr_value), (unsigned)rets.len);
   kr_block_append_op(b, kr_op_create(&st_r));
   kr_op *kf = kr_op_create(&st_f);
-  kr_op_insert_before(kf, g->func);
+  kr_op_state_free(&st_f);
+  kr_op_state_free(&st_r);
+  kr_vec_free(&small);
+  kr_vec_free(&rtypes);
+  kr_vec_free(&atypes);
+  kr_vec_free(&rets);
+  kr_vec_free(&recomputed);
+  kr_hmap_free(&map);
+  return kf;
+}
 
-  kr_op_state_init(&st_l, ctx, "kernel.launch", loc);
+static kr_status emit_kernel(emit_state *s, unsigned r, const kr_candidate *c, const unsigned *times_computed) {
+  kr_orch_graph *g = s->g;
+  kr_context *ctx = s->ctx;
+  unsigned first = g->regions[r].first, size = g->regions[r].n;
+  kr_status st = KR_FAILURE;
+  kr_vec inputs = {0};     /* kr_value: what the body reads (the original values) */
+  kr_vec ext = {0};        /* kr_value: the same inputs on the host side */
+  kr_vec rtypes = {0};
+  kr_op_state st_l;
+  bool l_init = false;
+
+  /* The host values first: an input no earlier kernel wrote is an internal error, reported
+   * before anything is built. */
+  for (unsigned u = 0; u < size; u++) {
+    if (!kr_bits_test(&c->nodes, u)) continue;
+    kr_op *op = g->nodes[first + u].op;
+    for (unsigned i = 0; i < op->num_operands; i++) {
+      unsigned p = node_of(&s->node_index, kr_op_operand(op, i));
+      if (p && !(p - 1 >= first && p - 1 < first + size && kr_bits_test(&c->nodes, p - 1 - first)) && !s->host[p - 1]) {
+        kr_op_emit_error(op, "orchestration: internal error: an operand of this primitive is not written by an "
+                             "earlier kernel");
+        goto done;
+      }
+    }
+  }
+  const char *name = s->names[s->next_kernel++];
+  kr_ident sym = kr_ident_cstr(ctx, name);
+  if (kr_symbol_lookup_in(s->module, sym)) {
+    kr_op_emit_error(g->func, "orchestration: the kernel name '@%s' is already a symbol of the module", name);
+    goto done;
+  }
+  kr_op *kf = kr_orch_kernel_func(g, c, name, times_computed, &inputs);
+  kr_op_insert_before(kf, g->func);
+  for (size_t q = 0; q < inputs.len; q++) {
+    kr_value v = KR_VEC_AT(&inputs, kr_value, q);
+    unsigned p = node_of(&s->node_index, v);
+    KR_VEC_PUSH(&ext, kr_value, p ? s->host[p - 1] : v);
+  }
+  for (unsigned u = 0; u < size; u++)
+    if (kr_bits_test(&c->writes, u)) KR_VEC_PUSH(&rtypes, kr_type, kr_value_type(kr_op_result(g->nodes[first + u].op, 0)));
+
+  kr_op_state_init(&st_l, ctx, "kernel.launch", kf->loc);
   l_init = true;
   kr_op_state_add_attr(&st_l, "callee", kr_attr_symbol_ref(ctx, name, NULL, 0));
   kr_op_state_add_operands(&st_l, KR_VEC_DATA(&ext, kr_value), (unsigned)ext.len);
@@ -211,17 +249,10 @@ static kr_status emit_kernel(emit_state *s, unsigned r, const kr_candidate *c, c
     }
   st = KR_SUCCESS;
 done:
-  if (f_init) kr_op_state_free(&st_f);
   if (l_init) kr_op_state_free(&st_l);
-  if (r_init) kr_op_state_free(&st_r);
+  kr_vec_free(&inputs);
   kr_vec_free(&ext);
-  kr_vec_free(&ext_inner);
-  kr_vec_free(&small);
   kr_vec_free(&rtypes);
-  kr_vec_free(&atypes);
-  kr_vec_free(&rets);
-  kr_vec_free(&recomputed);
-  kr_hmap_free(&map);
   return st;
 }
 
@@ -231,7 +262,6 @@ kr_status kr_orch_emit(kr_orch_graph *g, kr_vec *cands_per_region, const kr_orch
   kr_block *body = func->regions[0].first;
   emit_state s = {.ctx = ctx, .g = g, .module = kr_op_parent_op(func), .term = body ? kr_block_terminator(body) : NULL};
   if (!s.module || !s.term) return kr_op_emit_error(func, "orchestration: expected a function with a body in a module");
-  s.i64 = kr_type_integer(ctx, 64, KR_SIGNLESS);
   s.host = calloc(g->num_nodes + 1, sizeof *s.host);
   unsigned maxn = 0;
   for (unsigned r = 0; r < g->num_regions; r++)

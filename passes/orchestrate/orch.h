@@ -195,4 +195,15 @@ kr_status kr_orch_select_optimal(const kr_orch_graph *g, unsigned r, const kr_ca
  * of local indices of primitives also computed by another kernel; absent when none). */
 kr_status kr_orch_emit(kr_orch_graph *g, kr_vec *cands_per_region, const kr_orch_plan *plans);
 
+/* The kernel.func of candidate c named `name`, detached (the caller inserts it), exactly as
+ * kr_orch_emit builds it: arguments = the candidate's external inputs in order of first use,
+ * small constants cloned inside, results = its written tensors in node order, the korch.*
+ * attributes (korch.recomputed from `times_computed`, per region-local node how many chosen
+ * kernels compute it; NULL: none).  `inputs` (a kr_vec of kr_value, emptied first) receives the
+ * values of g->func that the arguments stand for.  Also used by kr_artifact_emit_candidates
+ * (backend/artifact/candidates.c) to build the one-kernel modules that korch-run --profile
+ * measures, so a profiled kernel is the kernel orchestration would emit. */
+kr_op *kr_orch_kernel_func(const kr_orch_graph *g, const kr_candidate *c, const char *name,
+                           const unsigned *times_computed, kr_vec *inputs);
+
 #endif

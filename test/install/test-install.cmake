@@ -6,6 +6,10 @@
 #    installed korch-opt loads the plugin it produced.
 # 3. A program links korch::korch through find_package(korch) and runs; a newer version is refused.
 # 4. A small C program compiles and links with `pkg-config --cflags --libs korch`, and runs.
+# 5. The code generator: find_package(korch COMPONENTS codegen) gives korch::codegen (LLVM found
+#    through the package), a program using it emits PTX; korch::korch and korch.pc name no LLVM
+#    and a korch::korch consumer configures with LLVM unavailable, where COMPONENTS codegen fails;
+#    korch-codegen.pc links the same program.
 cmake_minimum_required(VERSION 3.20)
 
 function(run)
@@ -23,7 +27,8 @@ file(MAKE_DIRECTORY ${WORK_DIR})
 
 # 1. install
 run(${CMAKE_COMMAND} --install ${KORCH_BUILD_DIR} --prefix ${prefix})
-foreach(f include/korch/korch.h include/korch/ir.h ${KORCH_LIBDIR}/libkorch.a bin/korch-opt
+foreach(f include/korch/korch.h include/korch/ir.h include/korch/nvptx.h ${KORCH_LIBDIR}/libkorch.a
+          ${KORCH_LIBDIR}/libkorch_codegen.a ${KORCH_LIBDIR}/pkgconfig/korch-codegen.pc bin/korch-opt
           ${KORCH_LIBDIR}/cmake/korch/korchConfig.cmake ${KORCH_LIBDIR}/cmake/korch/korchConfigVersion.cmake
           ${KORCH_LIBDIR}/cmake/korch/korchTargets.cmake ${KORCH_LIBDIR}/pkgconfig/korch.pc)
   if(NOT EXISTS ${prefix}/${f})
@@ -97,3 +102,57 @@ if(NOT RUN_OUTPUT MATCHES "func.func @main")
   message(FATAL_ERROR "consumer printed unexpected IR:\n${RUN_OUTPUT}")
 endif()
 message(STATUS "pkg-config consumer OK: ${cflags} ... ${libs}")
+
+if(libs MATCHES "LLVM")
+  message(FATAL_ERROR "korch.pc names LLVM (libkorch does not need it): ${libs}")
+endif()
+
+# 5. the code generator
+file(MAKE_DIRECTORY ${WORK_DIR}/codegen-consumer)
+file(WRITE ${WORK_DIR}/codegen-consumer/CMakeLists.txt "cmake_minimum_required(VERSION 3.20)
+project(korch_codegen_consumer C)
+find_package(korch 0.1 REQUIRED COMPONENTS codegen)
+add_executable(consumer_codegen ${KORCH_SOURCE_DIR}/test/install/consumer_codegen.c)
+target_link_libraries(consumer_codegen PRIVATE korch::codegen)
+# libkorch itself links no LLVM.
+get_target_property(korch_libs korch::korch INTERFACE_LINK_LIBRARIES)
+if(korch_libs MATCHES \"LLVM\")
+  message(FATAL_ERROR \"korch::korch links LLVM: \${korch_libs}\")
+endif()
+")
+run(${CMAKE_COMMAND} -S ${WORK_DIR}/codegen-consumer -B ${WORK_DIR}/codegen-consumer/build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} ${flags_arg})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/codegen-consumer/build)
+run(${WORK_DIR}/codegen-consumer/build/consumer_codegen)
+if(NOT RUN_OUTPUT MATCHES "\\.target sm_80" OR NOT RUN_OUTPUT MATCHES "\\.visible \\.entry copy\\(")
+  message(FATAL_ERROR "the korch::codegen consumer printed unexpected PTX:\n${RUN_OUTPUT}")
+endif()
+message(STATUS "find_package(korch COMPONENTS codegen) consumer OK")
+
+# With LLVM unavailable (CMAKE_DISABLE_FIND_PACKAGE_LLVM), korch::korch still configures and
+# builds; the codegen component is refused.
+run(${CMAKE_COMMAND} -S ${WORK_DIR}/cmake-consumer -B ${WORK_DIR}/cmake-consumer/build-nollvm -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON ${flags_arg})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-consumer/build-nollvm)
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/codegen-consumer -B ${WORK_DIR}/codegen-consumer/build-nollvm
+                -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER}
+                -DCMAKE_DISABLE_FIND_PACKAGE_LLVM=ON RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "find_package(korch COMPONENTS codegen) succeeded without LLVM")
+endif()
+message(STATUS "korch::korch without LLVM OK; COMPONENTS codegen refused without LLVM")
+
+# korch-codegen.pc
+run(${PKG_CONFIG} --cflags --libs korch-codegen)
+string(STRIP "${RUN_OUTPUT}" cg_flags)
+if(NOT cg_flags MATCHES "-lkorch_codegen" OR NOT cg_flags MATCHES "-lkorch( |$)")
+  message(FATAL_ERROR "korch-codegen.pc: unexpected flags ${cg_flags}")
+endif()
+separate_arguments(cg_flags UNIX_COMMAND "${cg_flags}")
+run(${C_COMPILER} -std=c11 ${extra} ${KORCH_SOURCE_DIR}/test/install/consumer_codegen.c -o ${WORK_DIR}/consumer_codegen
+    ${cg_flags})
+run(${WORK_DIR}/consumer_codegen)
+if(NOT RUN_OUTPUT MATCHES "\\.visible \\.entry copy\\(")
+  message(FATAL_ERROR "the korch-codegen.pc consumer printed unexpected PTX:\n${RUN_OUTPUT}")
+endif()
+message(STATUS "pkg-config korch-codegen consumer OK: ${cg_flags}")

@@ -31,9 +31,27 @@
  * kernel.map left, and each launch runs on the interpreter's SIMT model of the GPU (korch/interp.h)
  * with its race checks on (--no-simt-checks turns them off; --simt-seed picks the thread order).
  *
+ * With --level=artifact (issue 7), the scheduled pipeline continues with `plan-buffers`
+ * (DEFAULT_ARTIFACT_PIPELINE, docs/MemoryPlan.md); the planned module is interpreted (every
+ * buffer an offset into one arena, so an aliasing mistake in the plan changes the numbers) and
+ * compared as above, then kr_artifact_write writes the compiled artifact (docs/PlanFormat.md)
+ * into ARTIFACT_DIR/<test>/ for --gpu-arch, with ptxas validating the PTX and recording each
+ * kernel's resources (--no-ptxas: neither), and the test's inputs and ONNX reference outputs
+ * beside it as input_<i>.npy / output_<i>.npy (i: @main's argument / result index, the plan's
+ * input / output order; bf16 as <u2 bit patterns, as ONNX's test data stores them).  Every
+ * passing test is listed in ARTIFACT_DIR/check-list.txt (one `<test>` line each: korch-run reads
+ * a listed folder relative to the list's directory, so the folder can be moved; rewritten at the
+ * end of the run), the list `korch-run --dry-run --check-list` checks without a GPU and
+ * bench/gpu/run.sh runs on one.  A test whose @main launches no kernel (identity, constant,
+ * inference-mode dropout: the pipeline leaves arguments and constants) has no PTX and no plan
+ * (korch/plan.h plans host functions with launches): it is reported as `NO KERNEL name: ...`,
+ * neither passed nor failed, and is not listed.  --no-interp skips the CPU check
+ * (the compile-only sm_80 run).
+ *
  * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
- * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
- * then `N passed, N failed`.  The known-failures list (`test_name  # reason` lines) makes the
+ * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test
+ * (and `NO KERNEL name: reason` at artifact level), then `N passed, N failed` (at artifact level
+ * `N passed, N failed, N launch no kernel`).  The known-failures list (`test_name  # reason` lines) makes the
  * exit status strict: 1 if a test fails that is not listed, or a listed test passes; 77 (skip)
  * when the list or the test data is absent. */
 #include <errno.h>
@@ -47,14 +65,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "korch/artifact.h"
 #include "korch/korch.h"
 #include "korch/interp.h"
 #include "korch/kernel.h"
 #include "korch/onnx.h"
 #include "korch/op.h"
 #include "korch/pass.h"
+#include "korch/plan.h"
 #include "korch/prim.h"
 #include "support/flag_value.h"
+#include "support/npy.h"
 
 #ifndef KORCH_CONFORMANCE_LIST
 #define KORCH_CONFORMANCE_LIST "../shared/conformance/onnx-node-tests.txt"
@@ -71,12 +92,19 @@
   "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate"
 /* ... then scheduling (docs/Scheduling.md). */
 #define DEFAULT_SCHEDULED_PIPELINE DEFAULT_KERNEL_PIPELINE ",schedule,lower-task-mappings"
+/* ... then the memory plan (docs/MemoryPlan.md). */
+#define DEFAULT_ARTIFACT_PIPELINE DEFAULT_SCHEDULED_PIPELINE ",plan-buffers"
 
 typedef struct options {
   const char *list, *data, *known, *only;
   bool prim;               /* --level=prim or kernel: run `pipeline` first */
   bool kernel;             /* --level=kernel or scheduled */
-  bool scheduled;          /* --level=scheduled */
+  bool scheduled;          /* --level=scheduled or artifact */
+  bool artifact;           /* --level=artifact */
+  const char *artifact_dir;/* --artifact-dir: where the artifacts go (required at that level) */
+  const char *gpu_arch;    /* --gpu-arch (NULL: the module's target's) */
+  const char *ptxas;       /* the ptxas the artifact writer runs; "" with --no-ptxas */
+  bool no_interp;          /* --no-interp: artifact level without the CPU check */
   bool simt_checks;        /* race checks of the SIMT interpreter (--no-simt-checks: off) */
   uint64_t simt_seed;      /* --simt-seed */
   const char *pipeline;    /* run at prim / kernel level (NULL: the level's default) */
@@ -325,8 +353,32 @@ static const char *arg_onnx_name(kr_op *func, unsigned i) {
   return n && n->kind == KR_ATTR_STRING ? n->u.string.str : NULL;
 }
 
-/* Runs test `name`; returns whether it passed, the reason in `why`. */
-static bool run_test(const options *o, const char *name, char *why, size_t cap) {
+/* Writes `t` as .npy; a bf16 tensor as its <u2 bit patterns (NumPy has no bfloat16; ONNX's
+ * test data stores them the same way, see adopt_bf16). */
+static kr_status write_npy(kr_context *ctx, const char *path, const kr_tensor *t) {
+  kr_tensor view = *t;
+  kr_type e = kr_tensor_elem(t);
+  if (e && e->kind == KR_TYPE_FLOAT && e->u.fkind == KR_BF16)
+    view.type = kr_type_tensor(ctx, kr_tensor_dims(t), kr_tensor_rank(t), kr_type_integer(ctx, 16, KR_UNSIGNED));
+  view.owned = false;
+  return kr_npy_write(ctx, path, &view);
+}
+
+/* A test's outcome.  RESULT_NO_KERNEL: at artifact level, @main launches no kernel (the graph
+ * is its arguments or constants: identity, constant, inference-mode dropout), so there is no
+ * PTX to compile; the plan covers host functions with launches only (korch/plan.h). */
+typedef enum result { RESULT_FAIL, RESULT_PASS, RESULT_NO_KERNEL } result;
+
+static kr_walk_result find_launch(kr_op *op, void *user) {
+  if (!strcmp(op->name, KR_KERNEL_LAUNCH_OP)) {
+    *(bool *)user = true;
+    return KR_WALK_INTERRUPT;
+  }
+  return KR_WALK_ADVANCE;
+}
+
+/* Runs test `name`; returns its outcome, the reason in `why`. */
+static result run_test(const options *o, const char *name, char *why, size_t cap) {
   char dir[4096], path[4200];
   snprintf(dir, sizeof dir, "%s/%s", o->data, name);
   snprintf(path, sizeof path, "%s/model.onnx", dir);
@@ -341,12 +393,12 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
   capture cap_ = {.verbose = o->verbose};
   kr_ostream_init_mem(&cap_.os);
   kr_context_set_diag_handler(ctx, capture_handler, &cap_);
-  bool pass = false;
+  result pass = RESULT_FAIL;
   char **shape_names = NULL;
   unsigned nshape = 0;
-  kr_tensor *bound = NULL, *args = NULL, *outs = NULL;
+  kr_tensor *bound = NULL, *args = NULL, *outs = NULL, *refs = NULL;
   kr_onnx_binding *bindings = NULL;
-  unsigned nargs = 0, nouts = 0, nbound = 0;
+  unsigned nargs = 0, nouts = 0, nbound = 0, nrefs = 0;
   why[0] = 0;
 
   if (KR_FAILED(kr_register_core_dialects(ctx))) goto diag;
@@ -386,10 +438,22 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
     snprintf(why, cap, "@main has no function type");
     goto done;
   }
+  bool launches = false;
+  if (o->artifact) kr_op_walk(func, KR_WALK_PRE_ORDER, find_launch, &launches);
+  if (o->artifact && !launches) {
+    snprintf(why, cap, "@main launches no kernel: nothing to compile for the GPU");
+    pass = RESULT_NO_KERNEL;
+    goto done;
+  }
+  if (o->artifact && !kr_plan_is_planned(func)) {
+    snprintf(why, cap, "@main carries no memory plan after '%s'", o->pipeline);
+    goto done;
+  }
   nargs = fty->u.func.num_inputs;
   nouts = fty->u.func.num_results;
   args = calloc(nargs + 1, sizeof *args);
   outs = calloc(nouts + 1, sizeof *outs);
+  refs = calloc(nouts + 1, sizeof *refs);
   /* Unbound graph inputs in graph order, matched by name when the importer kept it. */
   unsigned next_free = 0;
   for (unsigned i = 0; i < nargs; i++) {
@@ -416,7 +480,18 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
   kr_interp_options io = kr_interp_default_options();
   io.simt_checks = o->simt_checks;
   io.simt_seed = o->simt_seed;
-  if (KR_FAILED(kr_interp_run_with(func, args, nargs, outs, nouts, &io))) goto diag;
+  bool interpret = !(o->artifact && o->no_interp);
+  if (interpret && KR_FAILED(kr_interp_run_with(func, args, nargs, outs, nouts, &io))) goto diag;
+  /* Without the interpreter, its argument check: an input_<i>.npy that contradicts the plan's
+   * input would only fail on the GPU (the test data of test_castlike_*BFLOAT16* does). */
+  for (unsigned i = 0; !interpret && i < nargs; i++)
+    if (!same_type(args[i].type, fty->u.func.inputs[i])) {
+      char *a = kr_type_to_cstr(args[i].type), *b = kr_type_to_cstr(fty->u.func.inputs[i]);
+      snprintf(why, cap, "argument #%u of @main: the test data has type %s, @main takes %s", i, a, b);
+      free(a);
+      free(b);
+      goto done;
+    }
   for (unsigned k = 0;; k++) {
     snprintf(path, sizeof path, "%s/test_data_set_0/output_%u.pb", dir, k);
     if (stat(path, &sb) != 0) {
@@ -430,14 +505,29 @@ static bool run_test(const options *o, const char *name, char *why, size_t cap) 
       snprintf(why, cap, "@main has %u results but the test has more outputs", nouts);
       goto done;
     }
-    kr_tensor ref;
-    if (KR_FAILED(kr_onnx_read_tensor_file(ctx, path, &ref))) goto diag;
-    adopt_bf16(&ref, outs[k].type);
-    bool ok = compare(o, k, &outs[k], &ref, why, cap);
-    kr_tensor_free(&ref);
-    if (!ok) goto done;
+    kr_tensor *ref = &refs[k];
+    if (KR_FAILED(kr_onnx_read_tensor_file(ctx, path, ref))) goto diag;
+    nrefs = k + 1;
+    adopt_bf16(ref, fty->u.func.results[k]);
+    if (interpret && !compare(o, k, &outs[k], ref, why, cap)) goto done;
   }
-  pass = true;
+  if (o->artifact) {
+    char tdir[4200], npath[4300];
+    snprintf(tdir, sizeof tdir, "%s/%s", o->artifact_dir, name);
+    kr_artifact_options ao = kr_artifact_default_options();
+    ao.nvptx.gpu_arch = o->gpu_arch;
+    ao.ptxas = o->ptxas;
+    if (KR_FAILED(kr_artifact_write(module, tdir, &ao))) goto diag;
+    for (unsigned i = 0; i < nargs; i++) {
+      snprintf(npath, sizeof npath, "%s/input_%u.npy", tdir, i);
+      if (KR_FAILED(write_npy(ctx, npath, &args[i]))) goto diag;
+    }
+    for (unsigned k = 0; k < nrefs; k++) {
+      snprintf(npath, sizeof npath, "%s/output_%u.npy", tdir, k);
+      if (KR_FAILED(write_npy(ctx, npath, &refs[k]))) goto diag;
+    }
+  }
+  pass = RESULT_PASS;
   goto done;
 diag:
   first_line(&cap_, dir, why, cap);
@@ -445,6 +535,8 @@ done:
   for (unsigned i = 0; i < nbound; i++) kr_tensor_free(&bound[i]);
   for (unsigned i = 0; args && i < nargs; i++) kr_tensor_free(&args[i]);
   for (unsigned i = 0; outs && i < nouts; i++) kr_tensor_free(&outs[i]);
+  for (unsigned i = 0; i < nrefs; i++) kr_tensor_free(&refs[i]);
+  free(refs);
   free(bound);
   free(bindings);
   free(args);
@@ -457,7 +549,7 @@ done:
 }
 
 /* Runs the test in a child process; a crash or a time-out is a failure with that reason. */
-static bool run_isolated(const options *o, const char *name, char *why, size_t cap) {
+static result run_isolated(const options *o, const char *name, char *why, size_t cap) {
   if (o->no_fork) return run_test(o, name, why, cap);
   int fds[2];
   if (pipe(fds) != 0) return run_test(o, name, why, cap);
@@ -472,9 +564,9 @@ static bool run_isolated(const options *o, const char *name, char *why, size_t c
   if (pid == 0) {
     close(fds[0]);
     alarm(o->timeout_s);
-    bool pass = run_test(o, name, why, cap);
+    result pass = run_test(o, name, why, cap);
     char msg[2048];
-    int n = snprintf(msg, sizeof msg, "%c%s", pass ? 'P' : 'F', why);
+    int n = snprintf(msg, sizeof msg, "%c%s", pass == RESULT_PASS ? 'P' : pass == RESULT_NO_KERNEL ? 'N' : 'F', why);
     if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
     ssize_t w = write(fds[1], msg, (size_t)n);
     (void)w;
@@ -505,14 +597,40 @@ static bool run_isolated(const options *o, const char *name, char *why, size_t c
       snprintf(why, cap, "timed out after %u s", o->timeout_s);
     else
       snprintf(why, cap, "crashed with signal %d (%s)", sig, strsignal(sig));
-    return false;
+    return RESULT_FAIL;
   }
   if (!n) {
     snprintf(why, cap, "the test process exited with status %d without a result", WEXITSTATUS(status));
-    return false;
+    return RESULT_FAIL;
   }
   snprintf(why, cap, "%s", msg + 1);
-  return msg[0] == 'P';
+  return msg[0] == 'P' ? RESULT_PASS : msg[0] == 'N' ? RESULT_NO_KERNEL : RESULT_FAIL;
+}
+
+/* Writes ARTIFACT_DIR/check-list.txt: one `<test>` line per passing test (a folder relative to
+ * the list's directory, as korch-run --check-list reads it: docs/Runtime.md), in list order
+ * (atomically: temporary + rename, so a reader never sees half a list). */
+static bool write_check_list(const options *o, char **tests, unsigned ntests, const char *passed) {
+  char path[4200], tmp[4300];
+  snprintf(path, sizeof path, "%s/check-list.txt", o->artifact_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  bool ok = f != NULL;
+  unsigned n = 0;
+  for (unsigned t = 0; ok && t < ntests; t++)
+    if (passed[t]) {
+      ok = fprintf(f, "%s\n", tests[t]) > 0;
+      n++;
+    }
+  if (f && fclose(f) != 0) ok = false;
+  if (ok && rename(tmp, path) != 0) ok = false;
+  if (!ok) {
+    fprintf(stderr, "onnx-conformance: cannot write %s: %s\n", path, strerror(errno));
+    remove(tmp);
+    return false;
+  }
+  printf("%u artifact%s listed in %s\n", n, n == 1 ? "" : "s", path);
+  return true;
 }
 
 static void usage(FILE *f) {
@@ -527,10 +645,20 @@ static void usage(FILE *f) {
           "                          same through orchestration (default pipeline %s),\n"
           "                          and no primitive may stay in @main outside a kernel; scheduled:\n"
           "                          the kernel pipeline then schedule,lower-task-mappings, every\n"
-          "                          kernel scheduled, run on the SIMT interpreter\n"
+          "                          kernel scheduled, run on the SIMT interpreter; artifact: the\n"
+          "                          scheduled pipeline then plan-buffers, the planned module\n"
+          "                          interpreted, and the compiled artifact written (below)\n"
           "  --pipeline STR          the pipeline of the level (default at prim level %s)\n"
           "  --no-simt-checks        scheduled level: no shuffled thread order, no race detection\n"
           "  --simt-seed N           scheduled level: seed of the shuffled thread order (default 1)\n"
+          "  --artifact-dir DIR      artifact level: write DIR/<test>/ (model.ptx, model.plan.xml,\n"
+          "                          model.weights, input_<i>.npy, output_<i>.npy) and\n"
+          "                          DIR/check-list.txt (the passing tests' folders)\n"
+          "  --gpu-arch ARCH         artifact level: sm_80, sm_86, sm_89 or sm_90 (default: the\n"
+          "                          module's target's)\n"
+          "  --no-ptxas              artifact level: do not run ptxas (no validation, no resource\n"
+          "                          figures in the plan); without it a missing ptxas skips (77)\n"
+          "  --no-interp             artifact level: no CPU check of the planned module\n"
           "  --rtol R --atol A       float tolerances (default 1e-3 and 1e-7, ONNX's backend tests)\n"
           "  --timeout S             seconds per test before it counts as hung (default 120)\n"
           "  --no-fork               run tests in this process (for a debugger)\n"
@@ -578,14 +706,24 @@ int main(int argc, char **argv) {
       o.only = v;
     else if (VALUE("--level")) {
       o.prim = strcmp(v, "op") != 0;
-      o.kernel = !strcmp(v, "kernel") || !strcmp(v, "scheduled");
-      o.scheduled = !strcmp(v, "scheduled");
+      o.artifact = !strcmp(v, "artifact");
+      o.scheduled = !strcmp(v, "scheduled") || o.artifact;
+      o.kernel = !strcmp(v, "kernel") || o.scheduled;
       if (strcmp(v, "op") && strcmp(v, "prim") && !o.kernel) {
-        fprintf(stderr, "onnx-conformance: --level must be 'op', 'prim', 'kernel' or 'scheduled', not '%s'\n", v);
+        fprintf(stderr,
+                "onnx-conformance: --level must be 'op', 'prim', 'kernel', 'scheduled' or 'artifact', not '%s'\n", v);
         return 2;
       }
     } else if (VALUE("--pipeline"))
       o.pipeline = v;
+    else if (VALUE("--artifact-dir"))
+      o.artifact_dir = v;
+    else if (VALUE("--gpu-arch"))
+      o.gpu_arch = v;
+    else if (!strcmp(a, "--no-ptxas"))
+      o.ptxas = "";
+    else if (!strcmp(a, "--no-interp"))
+      o.no_interp = true;
     else if (VALUE("--rtol"))
       o.rtol = strtod(v, NULL);
     else if (VALUE("--atol"))
@@ -610,6 +748,14 @@ int main(int argc, char **argv) {
     }
 #undef VALUE
   }
+  if (o.artifact && !o.artifact_dir) {
+    fprintf(stderr, "onnx-conformance: --level=artifact needs --artifact-dir DIR\n");
+    return 2;
+  }
+  if (!o.artifact && (o.artifact_dir || o.gpu_arch || o.ptxas || o.no_interp)) {
+    fprintf(stderr, "onnx-conformance: --artifact-dir, --gpu-arch, --no-ptxas and --no-interp need --level=artifact\n");
+    return 2;
+  }
   struct stat sb;
   unsigned ntests = 0;
   char **tests = read_names(o.list, &ntests);
@@ -622,13 +768,40 @@ int main(int argc, char **argv) {
     free_names(tests, ntests);
     return SKIP;
   }
+  if (o.artifact) {
+    if (!o.ptxas) {
+      /* Validation is the point of this level: without ptxas, skip unless told not to run it. */
+      const char *found = kr_nvptx_find_ptxas();
+      if (!found) {
+        printf("SKIP: no ptxas ($KORCH_PTXAS, /usr/local/cuda/bin/ptxas, PATH); --no-ptxas compiles without it\n");
+        free_names(tests, ntests);
+        return SKIP;
+      }
+      o.ptxas = strdup(found);
+    }
+    if (mkdir(o.artifact_dir, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "onnx-conformance: cannot create %s: %s\n", o.artifact_dir, strerror(errno));
+      free_names(tests, ntests);
+      return 1;
+    }
+  }
   unsigned nknown = 0;
   char **known = read_names(o.known, &nknown);
   if (!known) fprintf(stderr, "onnx-conformance: note: no known-failures list at %s\n", o.known);
 
   if (!o.pipeline)
-    o.pipeline = o.scheduled ? DEFAULT_SCHEDULED_PIPELINE : o.kernel ? DEFAULT_KERNEL_PIPELINE : DEFAULT_PRIM_PIPELINE;
-  if (o.scheduled)
+    o.pipeline = o.artifact    ? DEFAULT_ARTIFACT_PIPELINE
+                 : o.scheduled ? DEFAULT_SCHEDULED_PIPELINE
+                 : o.kernel    ? DEFAULT_KERNEL_PIPELINE
+                               : DEFAULT_PRIM_PIPELINE;
+  if (o.artifact)
+    printf("level artifact: pipeline '%s', the planned module %s, artifacts for %s in %s/, ptxas %s\n",
+           o.pipeline,
+           o.no_interp     ? "not interpreted (--no-interp)"
+           : o.simt_checks ? "interpreted (SIMT race checks on)"
+                           : "interpreted (SIMT race checks off)",
+           o.gpu_arch ? o.gpu_arch : "the target's architecture", o.artifact_dir, o.ptxas[0] ? o.ptxas : "not run");
+  else if (o.scheduled)
     printf("level scheduled: pipeline '%s', then every kernel scheduled; SIMT race checks %s (seed %llu)\n",
            o.pipeline, o.simt_checks ? "on" : "off", (unsigned long long)o.simt_seed);
   else if (o.kernel)
@@ -638,14 +811,21 @@ int main(int argc, char **argv) {
     printf("level prim: pipeline '%s', then no op.* op may be left\n", o.pipeline);
   unsigned passed = 0, failed = 0;
   char *unexpected_fail = calloc(ntests + 1, 1), *unexpected_pass = calloc(ntests + 1, 1);
+  char *passed_test = calloc(ntests + 1, 1);
+  unsigned no_kernel = 0;
   for (unsigned t = 0; t < ntests; t++) {
     if (o.only && !strstr(tests[t], o.only)) continue;
     char why[2048];
-    bool pass = run_isolated(&o, tests[t], why, sizeof why);
+    result pass = run_isolated(&o, tests[t], why, sizeof why);
     bool listed = false;
     for (unsigned k = 0; k < nknown && !listed; k++) listed = !strcmp(known[k], tests[t]);
-    if (pass) {
+    if (pass == RESULT_NO_KERNEL) {
+      /* Neither a pass nor a failure: nothing for the GPU (and not in the check list). */
+      no_kernel++;
+      printf("NO KERNEL %s: %s\n", tests[t], why);
+    } else if (pass == RESULT_PASS) {
       passed++;
+      passed_test[t] = 1;
       printf("PASS %s\n", tests[t]);
       if (listed) unexpected_pass[t] = 1;
     } else {
@@ -655,8 +835,13 @@ int main(int argc, char **argv) {
     }
     fflush(stdout);
   }
-  printf("%u passed, %u failed\n", passed, failed);
+  if (o.artifact)
+    printf("%u passed, %u failed, %u launch no kernel\n", passed, failed, no_kernel);
+  else
+    printf("%u passed, %u failed\n", passed, failed);
   int rc = 0;
+  if (o.artifact && !write_check_list(&o, tests, ntests, passed_test)) rc = 1;
+  free(passed_test);
   for (unsigned t = 0; t < ntests; t++) {
     if (unexpected_fail[t]) {
       printf("UNEXPECTED FAIL %s (not in %s)\n", tests[t], o.known);

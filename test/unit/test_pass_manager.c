@@ -166,7 +166,7 @@ static void assert_parse_error(const char *text, const char *diag) {
 
 START_TEST(registry_sorted_and_unique) {
   unsigned n = kr_context_num_passes(ctx);
-  ck_assert_uint_eq(n, 16);   /* 11 core passes (korch/pass.h) + this file's 5 */
+  ck_assert_uint_eq(n, 18);   /* 13 core passes (korch/pass.h) + this file's 5 */
   for (unsigned i = 1; i < n; i++)
     ck_assert_int_lt(strcmp(kr_context_pass_at(ctx, i - 1)->argument, kr_context_pass_at(ctx, i)->argument), 0);
   ck_assert_ptr_null(kr_context_pass_at(ctx, n));

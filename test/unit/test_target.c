@@ -15,6 +15,7 @@
 #include "korch/asm.h"
 #include "korch/korch.h"
 #include "korch/target.h"
+#include "backend/target/profile_db_file.h"
 #include "test/unit/unit_fixture.h"
 
 static char dir[64];
@@ -526,6 +527,46 @@ START_TEST(profile_concurrent_writers) {
 }
 END_TEST
 
+/* The context-free core (backend/target/profile_db_file.h) that korch-run --profile compiles:
+ * errors are strings "path:line: message", the files are the ones libkorch reads, and the writer
+ * refuses a time it could not read back. */
+START_TEST(profile_db_file_core) {
+  const char *p = path_of("core.xml");
+  kr_pdb_entry e;
+  memset(&e, 0, sizeof e);
+  snprintf(e.target, sizeof e.target, "h100");
+  e.hash = 0xabcdef0123456789ull;
+  e.time_us = 42.25;
+  e.runs = 3;
+  snprintf(e.name, sizeof e.name, "main_r0_c7");
+  kr_pdb_error err;
+  ck_assert(kr_pdb_record(p, &e, 1, &err));
+  kr_profile_db db;
+  ck_assert_int_eq(kr_profile_db_load(ctx, p, NULL, &db), KR_SUCCESS);
+  ck_assert_uint_eq(db.num_entries, 1);
+  ck_assert_double_eq(kr_profile_db_lookup(&db, "h100", 0xabcdef0123456789ull), 42.25);
+  ck_assert_str_eq(db.entries[0].name, "main_r0_c7");
+  kr_profile_db_free(&db);
+  kr_pdb pdb;
+  ck_assert(kr_pdb_load(p, &pdb, &err));
+  ck_assert_double_eq(kr_pdb_lookup(&pdb, "h100", 0xabcdef0123456789ull), 42.25);
+  ck_assert(kr_pdb_lookup(&pdb, "h200", 0xabcdef0123456789ull) < 0);
+  kr_pdb_free(&pdb);
+
+  e.time_us = 2e9;
+  ck_assert(!kr_pdb_record(p, &e, 1, &err));
+  ck_assert_ptr_nonnull(strstr(err.msg, "time_us 2e+09 is more than"));
+
+  const char *bad = write_file("core-bad.xml", "<korch-profile version=\"1\">\n  <kernel hash=\"x\"/>\n</korch-profile>\n");
+  ck_assert(!kr_pdb_load(bad, &pdb, &err));
+  ck_assert_ptr_null(pdb.entries);
+  char want[600];
+  snprintf(want, sizeof want, "%s:2: bad hash 'x'", bad);
+  ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "got '%s'", err.msg);
+  ck_assert_uint_eq(num_errors, 0); /* no diagnostics: the core has no context */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("target");
   TCase *tc = tcase_create("core");
@@ -539,6 +580,7 @@ int main(void) {
   tcase_add_test(tc, profile_record_load_lookup_replace);
   tcase_add_test(tc, profile_corrupt_files);
   tcase_add_test(tc, profile_concurrent_writers);
+  tcase_add_test(tc, profile_db_file_core);
   suite_add_tcase(s, tc);
   return unit_run_suite(s);
 }

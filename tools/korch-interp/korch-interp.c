@@ -85,6 +85,9 @@ static void print_help(FILE *f) {
              "                          warp-level access), shared-memory wavefronts against the\n"
              "                          minimum (bank conflicts), and the conflicts of the accesses\n"
              "                          in innermost kernel.for loops (docs/Interpreter.md \"SIMT\")\n"
+             "  --unchecked-plan        a planned host function (docs/MemoryPlan.md) runs even when\n"
+             "                          its plan lets buffers live at the same launch overlap (for\n"
+             "                          tests: the numbers then show the aliasing)\n"
              "  --help                  displays this text\n"
              "  --version               displays the version\n"
              "\n"
@@ -106,7 +109,7 @@ typedef struct options {
   kr_vec inputs, outputs, expects; /* named_file */
   double rtol, atol, scaled_tol;
   bool use_scaled, print_outputs, time, help, version;
-  bool simt_checks, memory_report;
+  bool simt_checks, memory_report, unchecked_plan;
   uint64_t simt_seed, simt_max_steps;
 } options;
 
@@ -203,6 +206,8 @@ static bool parse_args(options *o, int argc, char **argv) {
       o->simt_checks = false;
     else if (!strcmp(flag, "memory-report"))
       o->memory_report = true;
+    else if (!strcmp(flag, "unchecked-plan"))
+      o->unchecked_plan = true;
     else if (!strcmp(flag, "simt-seed") || !strcmp(flag, "simt-max-steps")) {
       char *end;
       errno = 0;
@@ -557,6 +562,7 @@ static int run(const options *o, kr_context *ctx, kr_op *module) {
   io.simt_seed = o->simt_seed;
   io.simt_max_steps = o->simt_max_steps;
   io.memory_report = o->memory_report;
+  io.plan_unchecked = o->unchecked_plan;
   kr_simt_kernel_stats *stats = NULL;
   unsigned num_stats = 0;
   io.stats = &stats;

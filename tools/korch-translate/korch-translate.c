@@ -6,9 +6,12 @@
  *                   [--print-debuginfo]
  *   korch-translate --list-shape-inputs model.onnx
  *   korch-translate --emit-llvm|--emit-ptx scheduled.kir [-o out.ll|out.ptx] [--gpu-arch=sm_XX]
+ *   korch-translate --emit-artifact planned.kir -o DIR [--gpu-arch=sm_XX] [--ptxas PATH | --no-ptxas]
+ *   korch-translate --emit-candidates prim.kir -o DIR [--max-size N] [--max-candidates N] [--gpu-arch=sm_XX]
  *
  * One mode flag selects the translation; each mode is a function of the parsed options (add a
- * row to `modes` for a new one).  The output is written atomically: on any error nothing is
+ * row to `modes` for a new one).  The output is written atomically (an artifact directory: each
+ * of its files, after all of them were produced, docs/PlanFormat.md): on any error nothing is
  * written and an existing file is left as it was.  Exit status 0 on success, 1 on an error,
  * 2 on a bad command line. */
 #include <errno.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "korch/artifact.h"
 #include "korch/korch.h"
 #include "korch/nvptx.h"
 #include "korch/onnx.h"
@@ -36,6 +40,10 @@ typedef struct options {
   bool print_op_generic;
   bool print_debuginfo;
   const char *gpu_arch;         /* --gpu-arch; NULL: the module's korch.target */
+  const char *ptxas;            /* --ptxas PATH; "" with --no-ptxas; NULL: look it up */
+  bool no_ptxas;
+  int64_t max_size;             /* --emit-candidates --max-size; 0: orchestrate's default (16) */
+  int64_t max_candidates;       /* --emit-candidates --max-candidates; 0: all */
 } options;
 
 typedef int (*mode_fn)(const options *o);
@@ -44,6 +52,8 @@ static int import_onnx(const options *o);
 static int list_shape_inputs(const options *o);
 static int emit_llvm(const options *o);
 static int emit_ptx(const options *o);
+static int emit_artifact(const options *o);
+static int emit_candidates(const options *o);
 
 static const struct mode {
   const char *flag;   /* without the leading dashes */
@@ -55,6 +65,12 @@ static const struct mode {
      "print the graph inputs of an ONNX model whose values decide shapes (bind them with --bind-input), one per line"},
     {"emit-llvm", emit_llvm, "print the LLVM IR (NVPTX, libdevice linked, optimised) of a scheduled module (.kir)"},
     {"emit-ptx", emit_ptx, "write the PTX of a scheduled module (.kir) through LLVM's NVPTX backend"},
+    {"emit-artifact", emit_artifact,
+     "write the compiled artifact of a planned module (.kir) into the directory -o DIR: model.ptx,\n"
+     "                           model.plan.xml, model.weights (docs/PlanFormat.md)"},
+    {"emit-candidates", emit_candidates,
+     "write one artifact per candidate kernel of a prim-level module (.kir) into -o DIR/<hash>/, for\n"
+     "                           korch-run --profile (docs/Targets.md)"},
 };
 #define NUM_MODES (sizeof modes / sizeof modes[0])
 
@@ -85,6 +101,20 @@ static void usage(FILE *f) {
           "korch-opt --schedule; kernel.map is lowered first):\n"
           "  --gpu-arch=ARCH           sm_80, sm_86, sm_89 or sm_90 (default: the arch of the module's\n"
           "                            korch.target; h200 by default, i.e. sm_90)\n"
+          "\n--emit-artifact options (input: a module at the planned level, made by korch-opt\n"
+          "--schedule and --plan-buffers; -o DIR is required, DIR is created when missing and its parent\n"
+          "must exist; on an error no file in DIR changes):\n"
+          "  --gpu-arch=ARCH           as above\n"
+          "  --ptxas PATH              the ptxas that validates the PTX and gives each kernel's register,\n"
+          "                            shared, local and spill figures (default: $KORCH_PTXAS, then\n"
+          "                            /usr/local/cuda/bin/ptxas, then PATH; a warning when none is found)\n"
+          "  --no-ptxas                do not run ptxas: the plan has no resource figures\n"
+          "\n--emit-candidates options (input: a prim-level module, as --orchestrate takes; every candidate\n"
+          "kernel --orchestrate enumerates, once per hash, is scheduled, planned and written as an artifact\n"
+          "DIR/<hash>/ with a <profile> element; DIR/candidates.txt lists '<hash> <name> <prims>'):\n"
+          "  --max-size N              primitives per candidate (default 16, as orchestrate's max-size)\n"
+          "  --max-candidates N        stop after N candidates (default: all)\n"
+          "  --gpu-arch, --ptxas, --no-ptxas  as for --emit-artifact\n"
           "\nThe model's default-domain opset may be 1..17 (older opsets are upgraded to the opset-17 form of\n"
           "the op dialect); external data files are read relative to the model's folder.  Diagnostics go\n"
           "to standard error; the exit status is 0 on success, 1 on an error, 2 on a bad command line.\n");
@@ -194,6 +224,23 @@ static int parse_args(int argc, char **argv, options *o, bool *help) {
       if (strcmp(v, "sm_80") && strcmp(v, "sm_86") && strcmp(v, "sm_89") && strcmp(v, "sm_90"))
         return bad_usage("--gpu-arch expects sm_80, sm_86, sm_89 or sm_90, got '%s'", v);
       o->gpu_arch = v;
+    } else if ((v = flag_value(argc, argv, &i, "--ptxas"))) {
+      if (!*v) return bad_usage("--ptxas expects the path of a ptxas program%s", "");
+      o->ptxas = v;
+    } else if ((v = flag_value(argc, argv, &i, "--max-size")) || (v = flag_value(argc, argv, &i, "--max-candidates"))) {
+      bool size = !strcmp(a, "--max-size") || !strncmp(a, "--max-size=", 11);
+      char *end;
+      errno = 0;
+      long long n = strtoll(v, &end, 10);
+      if (!*v || *end || errno || n < 1 || (size && n > 256))
+        return bad_usage(size ? "--max-size expects a number in [1, 256], got '%s'"
+                              : "--max-candidates expects a positive number, got '%s'", v);
+      if (size)
+        o->max_size = n;
+      else
+        o->max_candidates = n;
+    } else if (!strcmp(a, "--no-ptxas")) {
+      o->no_ptxas = true;
     } else if (!strcmp(a, "--print-op-generic") || !strcmp(a, "-print-op-generic")) {
       o->print_op_generic = true;
     } else if (!strcmp(a, "--print-debuginfo") || !strcmp(a, "-print-debuginfo")) {
@@ -322,6 +369,52 @@ static int emit_nvptx(const options *o, bool ptx) {
   return rc;
 }
 
+/* --emit-artifact: parse and verify the planned .kir, then kr_artifact_write, which produces
+ * every file in memory before writing any. */
+static int emit_artifact(const options *o) {
+  size_t len;
+  char *buf = kr_tool_read_file(TOOL, o->input, &len);
+  if (!buf) return 1;
+  kr_context *ctx = kr_context_create();
+  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
+  int rc = 1;
+  if (!KR_FAILED(kr_register_core_dialects(ctx))) {
+    const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+    kr_op *module = kr_parse_source(ctx, filename, buf, len, true);
+    kr_artifact_options ao = kr_artifact_default_options();
+    ao.nvptx.gpu_arch = o->gpu_arch;
+    ao.ptxas = o->no_ptxas ? "" : o->ptxas;
+    if (module && !KR_FAILED(kr_artifact_write(module, o->output, &ao))) rc = 0;
+  }
+  kr_context_destroy(ctx);
+  free(buf);
+  return rc;
+}
+
+/* --emit-candidates: parse and verify the prim-level .kir, then kr_artifact_emit_candidates
+ * (one artifact per candidate kernel, for korch-run --profile). */
+static int emit_candidates(const options *o) {
+  size_t len;
+  char *buf = kr_tool_read_file(TOOL, o->input, &len);
+  if (!buf) return 1;
+  kr_context *ctx = kr_context_create();
+  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
+  int rc = 1;
+  if (!KR_FAILED(kr_register_core_dialects(ctx))) {
+    const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+    kr_op *module = kr_parse_source(ctx, filename, buf, len, true);
+    kr_artifact_options ao = kr_artifact_default_options();
+    ao.nvptx.gpu_arch = o->gpu_arch;
+    ao.ptxas = o->no_ptxas ? "" : o->ptxas;
+    unsigned n = 0;
+    if (module && !KR_FAILED(kr_artifact_emit_candidates(module, o->output, &ao, o->max_size, o->max_candidates, &n)))
+      rc = 0;
+  }
+  kr_context_destroy(ctx);
+  free(buf);
+  return rc;
+}
+
 static int emit_llvm(const options *o) { return emit_nvptx(o, false); }
 static int emit_ptx(const options *o) { return emit_nvptx(o, true); }
 
@@ -342,6 +435,24 @@ int main(int argc, char **argv) {
   if (!o.input) {
     free_options(&o);
     return bad_usage("no input file given (%s)", "korch-translate --import-onnx model.onnx -o model.kir");
+  }
+  /* The modes that write artifact directories. */
+  bool artifact = !strcmp(o.mode, "emit-artifact") || !strcmp(o.mode, "emit-candidates");
+  if (artifact && (!o.output || !strcmp(o.output, "-"))) {
+    free_options(&o);
+    return bad_usage("--%s writes a directory: give it with -o DIR", o.mode);
+  }
+  if (o.no_ptxas && o.ptxas) {
+    free_options(&o);
+    return bad_usage("--ptxas and --no-ptxas exclude each other%s", "");
+  }
+  if (strcmp(o.mode, "emit-candidates") && (o.max_size || o.max_candidates)) {
+    free_options(&o);
+    return bad_usage("--max-size / --max-candidates apply to --emit-candidates only%s", "");
+  }
+  if (!artifact && (o.no_ptxas || o.ptxas)) {
+    free_options(&o);
+    return bad_usage("--ptxas / --no-ptxas do not apply to --%s", o.mode);
   }
   for (size_t m = 0; m < NUM_MODES; m++)
     if (!strcmp(o.mode, modes[m].flag)) rc = modes[m].run(&o);
