@@ -95,7 +95,8 @@ const char *kr_rt_device_name(const kr_rt_device *dev);
 
 /* Loads the plan's PTX (cuModuleLoadDataEx, JIT log quoted on failure), resolves every kernel,
  * sets the dynamic-shared-memory attribute where a launch needs > 48 KiB, allocates the arena
- * and the weights region, uploads the weights. */
+ * and the weights region, uploads the weights.  A plan without kernels (an identity or
+ * constant graph) loads no module at all (docs/Runtime.md "Plans without kernels"). */
 kr_rt_status kr_rt_session_create(kr_rt_device *dev, const kr_rt_plan *plan, kr_rt_session **s, kr_rt_error *err);
 void kr_rt_session_destroy(kr_rt_session *s);
 /* Copies host data into input i's range (bytes must equal its size). */

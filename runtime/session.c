@@ -103,8 +103,11 @@ static kr_rt_status upload_weights(kr_rt_session *s, kr_rt_error *err) {
 static kr_rt_status create(kr_rt_session *s, kr_rt_error *err) {
   const kr_rt_plan *p = s->plan;
   kr_rt_device *d = s->dev;
-  /* Host-side checks first: a bad weights file needs no module load to be reported. */
-  if (load_module(s, err) != KR_RT_OK) return KR_RT_ERROR;
+  /* Host-side checks first: a bad weights file needs no module load to be reported.  A plan
+   * without kernels (an identity or constant graph: its outputs are ranges of its inputs or of
+   * the weights, docs/PlanFormat.md) loads no module: there is nothing to look up in it, and
+   * skipping the load spares a PTX JIT (docs/Runtime.md "Plans without kernels"). */
+  if (p->num_kernels && load_module(s, err) != KR_RT_OK) return KR_RT_ERROR;
   s->funcs = calloc(p->num_kernels ? p->num_kernels : 1, sizeof *s->funcs);
   unsigned total_args = 0;
   for (unsigned i = 0; i < p->num_launches; i++) total_args += p->launches[i].num_args;

@@ -44,7 +44,7 @@ if os.path.exists(cuda_stub):
 config.substitutions.append(("%korch_src", config.korch_src_root))
 tool("korch-opt", korch_opt)
 # The other tools, each under tools/<name>/ of the build.
-for name in ("korch-translate", "korch-interp", "korch-run"):
+for name in ("korch-translate", "korch-interp", "korch-run", "korch-compile"):
     path = os.path.join(config.korch_tools_dir, name, name)
     if os.path.exists(path):
         tool(name, path)

@@ -1,9 +1,10 @@
 /* backend/artifact/artifact.c - kr_artifact_write (korch/artifact.h, docs/PlanFormat.md): checks
  * that the module is at the planned level, reads its memory plan (korch/plan.h), generates the
  * PTX in memory (backend/nvptx), runs ptxas for the per-kernel resource figures when it is
- * available, builds model.plan.xml and model.weights in memory, and only then writes the three
- * files, each to a temporary name renamed into place (korch/file.h).  Any failure before the
- * renames leaves DIR exactly as it was. */
+ * available, builds model.plan.xml in memory and checks the weights, and only then writes the
+ * three files, each to a temporary name renamed into place (korch/file.h); model.weights is
+ * streamed from the constants' storage (weights.c) rather than built in memory first.  Any
+ * failure before the renames leaves DIR exactly as it was. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -155,6 +156,7 @@ typedef struct artifact_file {
   const char *name;
   const void *data;
   size_t len;
+  const kr_plan *weights; /* non-NULL: the contents are kr_artifact_weights_stream's, not data */
   kr_file_output out;
 } artifact_file;
 
@@ -194,7 +196,10 @@ static kr_status write_files(kr_op *module, const char *dir, artifact_file *file
     artifact_file *f = &files[opened];
     char *path = join_path(dir, f->name);
     int err = path ? kr_file_output_open(&f->out, path) : ENOMEM;
-    if (!err && f->len && fwrite(f->data, 1, f->len, f->out.file) != f->len) err = errno ? errno : EIO;
+    if (!err && f->weights)
+      err = kr_artifact_weights_stream(f->weights, f->out.file);
+    else if (!err && f->len && fwrite(f->data, 1, f->len, f->out.file) != f->len)
+      err = errno ? errno : EIO;
     if (err) {
       const char *failed = kr_file_output_failed_path(&f->out);
       st = kr_emit_error(ctx, module->loc, "artifact: cannot write '%s': %s", failed ? failed : path ? path : f->name,
@@ -245,13 +250,15 @@ kr_status kr_artifact_write_profiled(kr_op *module, const char *dir, const kr_ar
     st = kr_nvptx_emit_ptx(module, &o.nvptx, &ptx);
   }
   if (!st) st = run_ptxas(module, &o, kr_ostream_str(&ptx), &m);
-  if (!st) st = kr_artifact_weights(&m.plan, &weights, &weights_bytes);
+  bool stream = false;
+  if (!st) st = kr_artifact_weights_check(&m.plan, &stream);
+  if (!st && !stream) st = kr_artifact_weights(&m.plan, &weights, &weights_bytes);
   if (!st) st = kr_artifact_plan_xml(&m, &xml);
   if (!st) {
     artifact_file files[3] = {
-        {KR_ARTIFACT_WEIGHTS, weights, (size_t)weights_bytes, {0}},
-        {KR_ARTIFACT_PTX, kr_ostream_str(&ptx), ptx.len, {0}},
-        {KR_ARTIFACT_PLAN, kr_ostream_str(&xml), xml.len, {0}},
+        {KR_ARTIFACT_WEIGHTS, weights, (size_t)weights_bytes, stream ? &m.plan : NULL, {0}},
+        {KR_ARTIFACT_PTX, kr_ostream_str(&ptx), ptx.len, NULL, {0}},
+        {KR_ARTIFACT_PLAN, kr_ostream_str(&xml), xml.len, NULL, {0}},
     };
     st = write_files(module, dir, files, 3);
   }

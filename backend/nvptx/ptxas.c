@@ -15,9 +15,21 @@
  *     ptxas info    : Used N registers, used N barriers, N bytes smem, N bytes cmem[0]
  * "Function properties" also appears for non-entry (.func) functions, without a "Used" line;
  * those are not kernels and are skipped.  Items of the "Used" line are matched one by one
- * (older ptxas omits "used N barriers"; "N bytes smem" is absent when a kernel has none). */
+ * (older ptxas omits "used N barriers"; "N bytes smem" is absent when a kernel has none).
+ *
+ * Speed: ptxas is single-threaded and assembles one .entry after the other; on a model's PTX it
+ * was the largest stage of korch-compile after LLVM (0.7 s CPU of bert_encoder_2l's 28 kernels,
+ * bench/compile.sh).  When the PTX is only the header and independent .entry definitions (what
+ * the NVPTX backend emits for korch's kernels: no .func, .global or .shared at module scope), the
+ * entries are split into up to min(online CPUs, 8) groups of about equal size ($KORCH_PTXAS_JOBS
+ * overrides the count; 1 turns splitting off), each group assembled by its own ptxas with the same
+ * header and options, all at once.  ptxas compiles each entry on its own, so the figures are the
+ * ones of the whole file.  Any surprise (a run that fails, a report that does not name exactly
+ * its group's entries) falls back to the single run on the whole file, whose result and errors
+ * are the ones reported. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +284,238 @@ static void first_errors(const text *report, const char *tmpname, char *msg, siz
   if (!lines) snprintf(msg, cap, "(no output)");
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Parallel runs on groups of entries (see the file comment). */
+
+#define KR_PTXAS_MAX_JOBS 8
+
+/* Whether `line` (n bytes, no newline) starts with `word` after leading blanks. */
+static bool line_starts(const char *line, size_t n, const char *word) {
+  while (n && (*line == ' ' || *line == '\t')) line++, n--;
+  size_t w = strlen(word);
+  return n >= w && !memcmp(line, word, w);
+}
+
+/* The start offsets of the .entry definitions of `ptx` into starts[cap] (*num of them), when the
+ * module scope holds nothing else than the header (.version, .target, .address_size), comments
+ * and the entries themselves (header lines up to their '{', the body up to the matching '}').
+ * False for any other module-scope text (.func, .global, .shared, .extern, ...) or when there are
+ * more than `cap` entries. */
+static bool entry_starts(const char *ptx, size_t len, size_t *starts, unsigned cap, unsigned *num) {
+  *num = 0;
+  long depth = 0;
+  bool prologue = false;   /* between an entry's first line and its body's '{' */
+  for (size_t pos = 0; pos < len;) {
+    const char *line = ptx + pos, *nl = memchr(line, '\n', len - pos);
+    size_t n = nl ? (size_t)(nl - line) : len - pos;
+    const char *cmt = NULL;
+    for (size_t i = 0; i + 1 < n && !cmt; i++)
+      if (line[i] == '/' && (line[i + 1] == '/' || line[i + 1] == '*')) cmt = line + i;
+    if (cmt && cmt[1] == '*') return false;   /* block comments: not from LLVM; not worth parsing */
+    size_t code = cmt ? (size_t)(cmt - line) : n;   /* the line without its // comment */
+    if (depth == 0) {
+      size_t k = 0;
+      while (k < code && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r')) k++;
+      if (k == code) {
+        /* blank or comment only */
+      } else if (line_starts(line, code, ".visible .entry ") || line_starts(line, code, ".entry ")) {
+        if (*num == cap) return false;
+        starts[(*num)++] = pos;
+        prologue = true;
+      } else if (prologue) {
+        /* parameters, ")", .maxntid / .reqntid / .minnctapersm / .maxnreg ... of this entry */
+      } else if (*num == 0 && (line_starts(line, code, ".version") || line_starts(line, code, ".target") ||
+                               line_starts(line, code, ".address_size"))) {
+        /* the header */
+      } else {
+        return false;
+      }
+    }
+    for (size_t i = 0; i < code; i++) {
+      if (line[i] == '{') {
+        depth++;
+        prologue = false;
+      } else if (line[i] == '}' && --depth < 0) {
+        return false;
+      }
+    }
+    pos += n + (nl ? 1 : 0);
+  }
+  return depth == 0 && !prologue;
+}
+
+/* Whether `ptx` [from, to) defines an entry named `name`. */
+static bool group_defines(const char *ptx, size_t from, size_t to, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = ptx + from; (p = memchr(p, '.', (size_t)(ptx + to - p))) != NULL; p++) {
+    const char *e = NULL;
+    if (!strncmp(p, ".entry ", 7)) e = p + 7;
+    if (e && (size_t)(ptx + to - e) > n && !strncmp(e, name, n) && (e[n] == '(' || e[n] == ' ' || e[n] == '\n'))
+      return true;
+  }
+  return false;
+}
+
+/* The number of parallel ptxas runs: $KORCH_PTXAS_JOBS when a positive number, else the online
+ * CPUs, at most KR_PTXAS_MAX_JOBS. */
+static unsigned ptxas_jobs(void) {
+  const char *env = getenv("KORCH_PTXAS_JOBS");
+  long n = 0;
+  if (env && *env) {
+    char *end;
+    n = strtol(env, &end, 10);
+    if (*end || n < 1) n = 0;
+  }
+  if (!n) n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  return n > KR_PTXAS_MAX_JOBS ? KR_PTXAS_MAX_JOBS : (unsigned)n;
+}
+
+typedef struct ptxas_job {
+  char ptx_path[4096], out_path[4096];
+  int out_fd;
+  pid_t pid;
+  size_t from, to;   /* the group's entries: ptx [from, to) */
+  unsigned entries;  /* how many */
+} ptxas_job;
+
+/* Writes the group's PTX file (header + its entries) and a file for its report, and starts ptxas
+ * on it with stdout and stderr into that file.  False on any failure (nothing left running). */
+static bool start_job(ptxas_job *j, const char *ptxas, const char *archopt, const char *ptx, size_t header,
+                      const char *dir) {
+  j->pid = -1;
+  j->out_fd = -1;
+  snprintf(j->ptx_path, sizeof j->ptx_path, "%s/korch-ptxas-XXXXXX", dir);
+  snprintf(j->out_path, sizeof j->out_path, "%s/korch-ptxas-report-XXXXXX", dir);
+  int fd = mkstemp(j->ptx_path);
+  if (fd < 0) {
+    j->ptx_path[0] = 0;
+    j->out_path[0] = 0;
+    return false;
+  }
+  bool ok = write_all(fd, ptx, header) && write_all(fd, ptx + j->from, j->to - j->from);
+  if (close(fd)) ok = false;
+  j->out_fd = ok ? mkstemp(j->out_path) : -1;
+  if (j->out_fd < 0) {
+    j->out_path[0] = 0;
+    return false;
+  }
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa)) return false;
+  int err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (!err) err = posix_spawn_file_actions_adddup2(&fa, j->out_fd, 1);
+  if (!err) err = posix_spawn_file_actions_adddup2(&fa, j->out_fd, 2);
+  if (!err) err = posix_spawn_file_actions_addclose(&fa, j->out_fd);
+  char *argv[] = {(char *)ptxas, "-v", (char *)archopt, "-o", "/dev/null", j->ptx_path, NULL};
+  if (!err) err = posix_spawnp(&j->pid, ptxas, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err) j->pid = -1;
+  return !err;
+}
+
+/* Waits for the job (when started), reads its report into *report, removes its files.  True when
+ * ptxas ran and exited 0. */
+static bool finish_job(ptxas_job *j, text *report) {
+  bool ok = false;
+  if (j->pid > 0) {
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(j->pid, &status, 0)) < 0 && errno == EINTR) {}
+    ok = w == j->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  if (ok && lseek(j->out_fd, 0, SEEK_SET) == 0) {
+    char buf[4096];
+    for (;;) {
+      ssize_t r = read(j->out_fd, buf, sizeof buf);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) ok = false;
+      if (r <= 0) break;
+      if (!text_append(report, buf, (size_t)r)) {
+        ok = false;
+        break;
+      }
+    }
+  } else {
+    ok = false;
+  }
+  if (j->out_fd >= 0) close(j->out_fd);
+  if (j->out_path[0]) unlink(j->out_path);
+  if (j->ptx_path[0]) unlink(j->ptx_path);
+  return ok;
+}
+
+/* The parallel runs; true with *infos / *num_infos set (in PTX order) when every group's run
+ * succeeded and reported exactly its entries, false (nothing set, nothing left behind) when the
+ * caller should run ptxas once on the whole file. */
+static bool ptxas_parallel(const char *ptxas, const char *archopt, const char *ptx, const char *dir,
+                           kr_ptxas_info **infos, unsigned *num_infos) {
+  unsigned jobs = ptxas_jobs();
+  if (jobs < 2) return false;
+  size_t len = strlen(ptx);
+  enum { MAX_ENTRIES = 4096 };
+  size_t *starts = malloc(MAX_ENTRIES * sizeof *starts);
+  unsigned n = 0;
+  if (!starts || !entry_starts(ptx, len, starts, MAX_ENTRIES, &n) || n < 2) {
+    free(starts);
+    return false;
+  }
+  if (jobs > n) jobs = n;
+  /* Contiguous groups of about len / jobs bytes of entries each (kernels differ in size a lot;
+   * assembling time follows the PTX size roughly). */
+  ptxas_job job[KR_PTXAS_MAX_JOBS];
+  size_t body = len - starts[0];
+  unsigned g = 0, first = 0;
+  for (unsigned i = 0; i < n && g < jobs; i++) {
+    size_t end = i + 1 < n ? starts[i + 1] : len;
+    bool last_group = g + 1 == jobs;
+    bool full = end - starts[0] >= body / jobs * (g + 1);
+    bool must_cut = n - (i + 1) == jobs - (g + 1);   /* one entry left per remaining group */
+    if (i + 1 == n || (!last_group && (full || must_cut))) {
+      job[g].from = starts[first];
+      job[g].to = end;
+      job[g].entries = i + 1 - first;
+      g++;
+      first = i + 1;
+    }
+  }
+  jobs = g;
+  unsigned started = 0;
+  bool ok = true;
+  for (; started < jobs && ok; started++) ok = start_job(&job[started], ptxas, archopt, ptx, starts[0], dir);
+  free(starts);
+  kr_ptxas_info *all = NULL;
+  unsigned num = 0;
+  for (unsigned i = 0; i < started; i++) {
+    text report = {0};
+    bool done = finish_job(&job[i], &report);
+    kr_ptxas_info *part = NULL;
+    unsigned k = 0;
+    if (ok && done && report.data && !parse_report(&report, &part, &k) &&
+        k == job[i].entries) {
+      for (unsigned e = 0; e < k && ok; e++) ok = group_defines(ptx, job[i].from, job[i].to, part[e].name);
+      kr_ptxas_info *grown = ok ? realloc(all, (num + k) * sizeof *all) : NULL;
+      if (grown) {
+        all = grown;
+        memcpy(all + num, part, k * sizeof *part);
+        num += k;
+      } else {
+        ok = false;
+      }
+    } else {
+      ok = false;
+    }
+    free(part);
+    free(report.data);
+  }
+  if (!ok) {
+    free(all);
+    return false;
+  }
+  *infos = all;
+  *num_infos = num;
+  return true;
+}
+
 kr_status kr_nvptx_ptxas(kr_context *ctx, kr_attr loc, const char *ptxas, const char *arch, const char *ptx,
                          kr_ptxas_info **infos, unsigned *num_infos) {
   *infos = NULL;
@@ -283,8 +527,12 @@ kr_status kr_nvptx_ptxas(kr_context *ctx, kr_attr loc, const char *ptxas, const 
   if (strchr(ptxas, '/') && access(ptxas, X_OK))
     return kr_emit_error(ctx, loc, "ptxas: cannot run '%s': %s", ptxas, strerror(errno));
   const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  char archopt[32];
+  snprintf(archopt, sizeof archopt, "-arch=%s", arch);
+  if (ptxas_parallel(ptxas, archopt, ptx, dir, infos, num_infos)) return KR_SUCCESS;
   char tmpname[4096];
-  snprintf(tmpname, sizeof tmpname, "%s/korch-ptxas-XXXXXX", dir && *dir ? dir : "/tmp");
+  snprintf(tmpname, sizeof tmpname, "%s/korch-ptxas-XXXXXX", dir);
   int fd = mkstemp(tmpname);
   if (fd < 0) return kr_emit_error(ctx, loc, "ptxas: cannot create a temporary file: %s", strerror(errno));
   bool ok = write_all(fd, ptx, strlen(ptx));
@@ -294,8 +542,6 @@ kr_status kr_nvptx_ptxas(kr_context *ctx, kr_attr loc, const char *ptxas, const 
     unlink(tmpname);
     return kr_emit_error(ctx, loc, "ptxas: cannot write the temporary file '%s': %s", tmpname, strerror(werr));
   }
-  char archopt[32];
-  snprintf(archopt, sizeof archopt, "-arch=%s", arch);
   char *argv[] = {(char *)ptxas, "-v", archopt, "-o", "/dev/null", tmpname, NULL};
   text report = {0};
   int status = 0;

@@ -8,7 +8,10 @@
  *
  * The planned level.  A host function is a func.func whose body holds only constant-like ops
  * (prim.constant, arith.constant: the weights), kernel.launch ops and func.return (what
- * --orchestrate emits).  --plan-buffers sets:
+ * --orchestrate emits).  It need not hold a launch: a func.func of one block of constant-like ops
+ * and the return, with tensor arguments and results, is the host function of an identity or
+ * constant graph (its outputs are its arguments' arena ranges or weights); a launch-less
+ * func.func holding anything else is not a host function (left alone).  --plan-buffers sets:
  *   on the func.func:
  *     korch.arena_bytes    : i64   the arena size (bytes; the peak of the plan, aligned)
  *     korch.no_reuse_bytes : i64   what the arena would need with no reuse (sum of the aligned
@@ -54,9 +57,10 @@ typedef struct kr_plan_options {
 
 kr_plan_options kr_plan_default_options(void);
 
-/* Plans every host function of `module` (func.func ops containing kernel.launch), replacing any
- * earlier plan.  Offsets: greedy by size (largest first) into the lowest gap that is free over
- * the buffer's whole lifetime (the "greedy by size" planner of TensorFlow Lite's
+/* Plans every host function of `module` (func.func ops containing kernel.launch, or made only of
+ * constants and the return: see "The planned level" above), replacing any earlier plan.
+ * Offsets: greedy by size (largest first) into the lowest gap that is free over the buffer's
+ * whole lifetime (the "greedy by size" planner of TensorFlow Lite's
  * simple_memory_arena / Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net
  * Inference", 2020, section 4.2); ties by definition order, so the plan is deterministic.
  * Errors (diagnostics at the op): a host function with other ops than constants, launches and

@@ -11,14 +11,35 @@
 #include "korch/rewrite.h"
 #include "passes/plan/plan_impl.h"
 
+static bool is_launch(const kr_op *op) { return !strcmp(op->name, KR_KERNEL_LAUNCH_OP); }
+static bool is_return(const kr_op *op) { return !strcmp(op->name, "func.return"); }
+static bool is_constant(kr_op *op) { return kr_op_has_trait(op, KR_TRAIT_CONSTANT_LIKE) && op->num_results == 1; }
+static bool is_tensor(kr_type t) { return t && t->kind == KR_TYPE_TENSOR; }
+
+/* A func.func with a launch is a host function whatever else it holds (kr__plan_host_init then
+ * reports the other ops).  One without a launch is a host function only when it could be
+ * nothing else: one block of constant-like ops and the return, passing tensors only (what the
+ * pipeline leaves for an ONNX graph of identities and constants, docs/MemoryPlan.md "Host
+ * functions without launches"); any other launch-less func.func is not the plan's business and
+ * is left alone, silently. */
 bool kr__plan_is_host(kr_op *op) {
   if (strcmp(op->name, "func.func") || op->num_regions == 0) return false;
   kr_region *r = kr_op_region(op, 0);
   if (kr_region_empty(r)) return false;
+  bool other = r->first != r->last;
   for (kr_block *b = r->first; b; b = b->next)
-    for (kr_op *o = b->first; o; o = o->next)
-      if (!strcmp(o->name, KR_KERNEL_LAUNCH_OP)) return true;
-  return false;
+    for (kr_op *o = b->first; o; o = o->next) {
+      if (is_launch(o)) return true;
+      if (is_return(o)) {
+        for (unsigned i = 0; i < o->num_operands; i++) other |= !is_tensor(kr_value_type(kr_op_operand(o, i)));
+      } else if (!is_constant(o)) {
+        other = true;
+      }
+    }
+  if (other) return false;
+  for (unsigned i = 0; i < r->first->num_args; i++)
+    if (!is_tensor(kr_value_type(r->first->args[i]))) return false;
+  return true;
 }
 
 /* The bytes of a static ranked tensor type, or an error at `op` naming `what`. */
@@ -40,9 +61,6 @@ static kr_status tensor_bytes(kr_op *op, kr_type t, const char *what, uint64_t *
   *bytes = (uint64_t)n * eb;
   return KR_SUCCESS;
 }
-
-static bool is_launch(const kr_op *op) { return !strcmp(op->name, KR_KERNEL_LAUNCH_OP); }
-static bool is_return(const kr_op *op) { return !strcmp(op->name, "func.return"); }
 
 /* Position of `op` in the body (it must be there). */
 static int64_t position(kr__plan_host *h, kr_op *op) {
@@ -110,7 +128,7 @@ kr_status kr__plan_host_init(kr__plan_host *h, kr_op *func) {
       /* (operands are arguments, results or constants: checked where they are defined) */
       continue;
     }
-    if (kr_op_has_trait(o, KR_TRAIT_CONSTANT_LIKE) && o->num_results == 1) {
+    if (is_constant(o)) {
       bool used = false;
       for (kr_use *u = kr_op_result(o, 0)->first_use; u; u = u->next)
         if (is_launch(u->owner) || is_return(u->owner)) used = true;

@@ -41,7 +41,9 @@ typedef struct kr__plan_host {
   kr_hmap pos;                /* kr_op* -> position + 1 */
 } kr__plan_host;
 
-/* Whether `op` is a host function: a func.func whose body holds a kernel.launch. */
+/* Whether `op` is a host function: a func.func whose body holds a kernel.launch, or one without
+ * launches whose single block holds only constant-like ops and the return, with tensor arguments
+ * and returned values (an identity or constant graph; docs/MemoryPlan.md). */
 bool kr__plan_is_host(kr_op *op);
 /* Analyses host function `func`: checks that the body has only constant-like ops, launches and
  * the return, that every tensor it passes has a static ranked tensor type and that every used

@@ -43,15 +43,15 @@
  * a listed folder relative to the list's directory, so the folder can be moved; rewritten at the
  * end of the run), the list `korch-run --dry-run --check-list` checks without a GPU and
  * bench/gpu/run.sh runs on one.  A test whose @main launches no kernel (identity, constant,
- * inference-mode dropout: the pipeline leaves arguments and constants) has no PTX and no plan
- * (korch/plan.h plans host functions with launches): it is reported as `NO KERNEL name: ...`,
- * neither passed nor failed, and is not listed.  --no-interp skips the CPU check
+ * inference-mode dropout: the pipeline leaves arguments and constants) is planned too
+ * (korch/plan.h: its outputs are ranges of its inputs or of the weights) and gives an artifact
+ * with no kernels, which korch-run runs as copies; it passes or fails like any other test.
+ * --no-interp skips the CPU check
  * (the compile-only sm_80 run).
  *
  * Each test runs in a forked child with a fresh kr_context, so a crash or a hang in one kernel
- * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test
- * (and `NO KERNEL name: reason` at artifact level), then `N passed, N failed` (at artifact level
- * `N passed, N failed, N launch no kernel`).  The known-failures list (`test_name  # reason` lines) makes the
+ * is one FAIL line, not the end of the run.  Output: `PASS name` / `FAIL name: reason` per test,
+ * then `N passed, N failed`.  The known-failures list (`test_name  # reason` lines) makes the
  * exit status strict: 1 if a test fails that is not listed, or a listed test passes; 77 (skip)
  * when the list or the test data is absent. */
 #include <errno.h>
@@ -364,18 +364,8 @@ static kr_status write_npy(kr_context *ctx, const char *path, const kr_tensor *t
   return kr_npy_write(ctx, path, &view);
 }
 
-/* A test's outcome.  RESULT_NO_KERNEL: at artifact level, @main launches no kernel (the graph
- * is its arguments or constants: identity, constant, inference-mode dropout), so there is no
- * PTX to compile; the plan covers host functions with launches only (korch/plan.h). */
-typedef enum result { RESULT_FAIL, RESULT_PASS, RESULT_NO_KERNEL } result;
-
-static kr_walk_result find_launch(kr_op *op, void *user) {
-  if (!strcmp(op->name, KR_KERNEL_LAUNCH_OP)) {
-    *(bool *)user = true;
-    return KR_WALK_INTERRUPT;
-  }
-  return KR_WALK_ADVANCE;
-}
+/* A test's outcome. */
+typedef enum result { RESULT_FAIL, RESULT_PASS } result;
 
 /* Runs test `name`; returns its outcome, the reason in `why`. */
 static result run_test(const options *o, const char *name, char *why, size_t cap) {
@@ -436,13 +426,6 @@ static result run_test(const options *o, const char *name, char *why, size_t cap
   kr_type fty = fta && fta->kind == KR_ATTR_TYPE ? fta->type : NULL;
   if (!fty || fty->kind != KR_TYPE_FUNCTION) {
     snprintf(why, cap, "@main has no function type");
-    goto done;
-  }
-  bool launches = false;
-  if (o->artifact) kr_op_walk(func, KR_WALK_PRE_ORDER, find_launch, &launches);
-  if (o->artifact && !launches) {
-    snprintf(why, cap, "@main launches no kernel: nothing to compile for the GPU");
-    pass = RESULT_NO_KERNEL;
     goto done;
   }
   if (o->artifact && !kr_plan_is_planned(func)) {
@@ -566,7 +549,7 @@ static result run_isolated(const options *o, const char *name, char *why, size_t
     alarm(o->timeout_s);
     result pass = run_test(o, name, why, cap);
     char msg[2048];
-    int n = snprintf(msg, sizeof msg, "%c%s", pass == RESULT_PASS ? 'P' : pass == RESULT_NO_KERNEL ? 'N' : 'F', why);
+    int n = snprintf(msg, sizeof msg, "%c%s", pass == RESULT_PASS ? 'P' : 'F', why);
     if (n > (int)sizeof msg - 1) n = (int)sizeof msg - 1;
     ssize_t w = write(fds[1], msg, (size_t)n);
     (void)w;
@@ -604,7 +587,7 @@ static result run_isolated(const options *o, const char *name, char *why, size_t
     return RESULT_FAIL;
   }
   snprintf(why, cap, "%s", msg + 1);
-  return msg[0] == 'P' ? RESULT_PASS : msg[0] == 'N' ? RESULT_NO_KERNEL : RESULT_FAIL;
+  return msg[0] == 'P' ? RESULT_PASS : RESULT_FAIL;
 }
 
 /* Writes ARTIFACT_DIR/check-list.txt: one `<test>` line per passing test (a folder relative to
@@ -812,18 +795,13 @@ int main(int argc, char **argv) {
   unsigned passed = 0, failed = 0;
   char *unexpected_fail = calloc(ntests + 1, 1), *unexpected_pass = calloc(ntests + 1, 1);
   char *passed_test = calloc(ntests + 1, 1);
-  unsigned no_kernel = 0;
   for (unsigned t = 0; t < ntests; t++) {
     if (o.only && !strstr(tests[t], o.only)) continue;
     char why[2048];
     result pass = run_isolated(&o, tests[t], why, sizeof why);
     bool listed = false;
     for (unsigned k = 0; k < nknown && !listed; k++) listed = !strcmp(known[k], tests[t]);
-    if (pass == RESULT_NO_KERNEL) {
-      /* Neither a pass nor a failure: nothing for the GPU (and not in the check list). */
-      no_kernel++;
-      printf("NO KERNEL %s: %s\n", tests[t], why);
-    } else if (pass == RESULT_PASS) {
+    if (pass == RESULT_PASS) {
       passed++;
       passed_test[t] = 1;
       printf("PASS %s\n", tests[t]);
@@ -835,10 +813,7 @@ int main(int argc, char **argv) {
     }
     fflush(stdout);
   }
-  if (o.artifact)
-    printf("%u passed, %u failed, %u launch no kernel\n", passed, failed, no_kernel);
-  else
-    printf("%u passed, %u failed\n", passed, failed);
+  printf("%u passed, %u failed\n", passed, failed);
   int rc = 0;
   if (o.artifact && !write_check_list(&o, tests, ntests, passed_test)) rc = 1;
   free(passed_test);

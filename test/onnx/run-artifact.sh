@@ -8,6 +8,11 @@
 #   2. korch-run --dry-run --check-list WORK/<arch>/check-list.txt (one process: every launch
 #      against the PTX .entry parameters, the arena bounds, the block, shared-memory and
 #      register limits; docs/Runtime.md)
+#   3. with $KORCH_FAKE_CUDA (test/lib/fake_cuda.c's library, whose kernels do nothing): the
+#      artifacts without kernels (identity, constant, inference-mode dropout... : their outputs
+#      are ranges of the inputs or of the weights) really run through korch-run's session path
+#      on that fake driver and are compared with the ONNX reference outputs (korch-run
+#      --check-list): the copies in and out of the arena and the weights region, checked on a CPU.
 # Without ptxas ($KORCH_PTXAS, /usr/local/cuda/bin/ptxas, PATH) step 1 runs with --no-ptxas and
 # says so: the artifacts are then neither validated nor carry the register figures.
 # Usage: run-artifact.sh ONNX_CONFORMANCE KORCH_RUN WORK ARCH [EXTRA...]
@@ -59,4 +64,18 @@ if ! "$run" --dry-run --check-list "$list"; then
   exit 1
 fi
 echo "dry-run: $(( $(date +%s) - start )) s"
+if [ -n "${KORCH_FAKE_CUDA:-}" ] && [ -f "$KORCH_FAKE_CUDA" ]; then
+  nokernels=$dir/no-kernels-list.txt
+  : > "$nokernels"
+  while IFS= read -r t; do
+    if grep -q '<kernels/>' "$dir/$t/model.plan.xml"; then echo "$t" >> "$nokernels"; fi
+  done < "$list"
+  echo "== korch-run --check-list $nokernels on the fake driver ($(wc -l < "$nokernels") artifacts without kernels)"
+  if [ -s "$nokernels" ] && ! KORCH_CUDA_LIBRARY=$KORCH_FAKE_CUDA "$run" --check-list "$nokernels" > "$dir/no-kernels-run.txt" 2>&1; then
+    cat "$dir/no-kernels-run.txt"
+    echo "FAIL: an artifact without kernels did not reproduce the ONNX outputs through korch-run (above)"
+    exit 1
+  fi
+  tail -n 1 "$dir/no-kernels-run.txt" 2>/dev/null || true
+fi
 echo "PASS: onnx.conformance.artifact.$arch"
