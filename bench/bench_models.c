@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "korch/onnx.h"
+#include "support/flag_value.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -108,4 +109,40 @@ void bench_first_line(const char *s, char *out, size_t cap) {
   if (n >= cap) n = cap - 1;
   memcpy(out, s, n);
   out[n] = 0;
+}
+
+void bench_model_failure(bench_model *b, char *why, size_t cap) {
+  const char *s = bench_model_diags(b);
+  if (!strncmp(s, "<unknown>:0: ", 13)) s += 13;
+  bench_first_line(s, why, cap);
+}
+
+char **bench_table_args(int argc, char **argv, const char *prog, const char *pipeline_help, const char **pipeline,
+                        const char **dir, bool *verbose, unsigned *n, int *status) {
+  const char *default_pipeline = *pipeline, *default_dir = *dir;
+  char **files = calloc((size_t)argc + 1, sizeof *files);
+  *n = 0;
+  *status = 1; /* out of memory */
+  for (int i = 1; files && i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (kr_tool_flag_value(argc, argv, &i, "--pipeline", &v) && v)
+      *pipeline = v;
+    else if (kr_tool_flag_value(argc, argv, &i, "--models", &v) && v)
+      *dir = v;
+    else if (!strcmp(a, "-v"))
+      *verbose = true;
+    else if (a[0] == '-') {
+      fprintf(stderr,
+              "usage: %s [--pipeline STR] [--models DIR] [-v] [FILE.onnx ...]\n"
+              "  --pipeline STR  %s (default %s)\n"
+              "  --models DIR    the models to report when no file is given (default %s)\n"
+              "  -v              print every diagnostic to stderr\n",
+              prog, pipeline_help, default_pipeline, default_dir);
+      bench_free_models(files, *n);
+      *status = !strcmp(a, "-h") || !strcmp(a, "--help") ? 0 : 2;
+      return NULL;
+    } else
+      files[(*n)++] = strdup(a);
+  }
+  return files;
 }

@@ -14,6 +14,15 @@
 #define KORCH_BENCH_MODELS "../shared/models"
 #endif
 
+/* The command line of the table benchmarks (fission_report, plan_peak):
+ *   PROG [--pipeline STR] [--models DIR] [-v] [FILE.onnx ...]
+ * *pipeline and *dir hold the defaults on entry and get the values given.  Returns the files named
+ * (malloc'd strings in a malloc'd array, *n of them: bench_models' `given`), or NULL after printing
+ * the usage to stderr (`pipeline_help` describes --pipeline), with *status 0 for -h/--help and 2
+ * for another option (1 when out of memory). */
+char **bench_table_args(int argc, char **argv, const char *prog, const char *pipeline_help, const char **pipeline,
+                        const char **dir, bool *verbose, unsigned *n, int *status);
+
 /* The models to run.  `given` holds the *n paths named on the command line (malloc'd strings in a
  * malloc'd array, taken over); when *n is 0 it is freed and replaced by the *.onnx files of `dir`
  * (malloc'd "dir/file" paths), sorted by name.  Returns NULL when *n is 0 and `dir` cannot be read,
@@ -59,5 +68,9 @@ const char *bench_model_diags(bench_model *b);
 
 /* Copies the first line of `s` (without its newline) into out[cap], truncated to cap - 1. */
 void bench_first_line(const char *s, char *out, size_t cap);
+
+/* Why b failed, for a table's FAILED column: the first line of bench_model_diags without the
+ * "<unknown>:0: " of a diagnostic that has no location, into why[cap]. */
+void bench_model_failure(bench_model *b, char *why, size_t cap);
 
 #endif

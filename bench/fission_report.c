@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "bench/bench_models.h"
-#include "support/flag_value.h"
 #include "korch/korch.h"
 #include "korch/prim.h"
 
@@ -81,9 +80,7 @@ static bool report(const char *path, const char *pipeline, bool verbose, counts 
   ok = left == 0;
   goto done;
 fail:;
-  const char *s = bench_model_diags(&b);
-  if (!strncmp(s, "<unknown>:0: ", 13)) s += 13;
-  bench_first_line(s, why, sizeof why);
+  bench_model_failure(&b, why, sizeof why);
   printf("%-32s FAILED: %s\n", name, why);
 done:
   fflush(stdout);
@@ -94,28 +91,11 @@ done:
 int main(int argc, char **argv) {
   const char *pipeline = DEFAULT_PIPELINE, *dir = KORCH_BENCH_MODELS;
   bool verbose = false;
-  char **files = calloc((size_t)argc + 1, sizeof *files);
-  unsigned nfiles = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (kr_tool_flag_value(argc, argv, &i, "--pipeline", &v) && v)
-      pipeline = v;
-    else if (kr_tool_flag_value(argc, argv, &i, "--models", &v) && v)
-      dir = v;
-    else if (!strcmp(a, "-v"))
-      verbose = true;
-    else if (a[0] == '-') {
-      fprintf(stderr,
-              "usage: fission_report [--pipeline STR] [--models DIR] [-v] [FILE.onnx ...]\n"
-              "  --pipeline STR  the pass pipeline (default %s)\n"
-              "  --models DIR    the models to report when no file is given (default %s)\n"
-              "  -v              print every diagnostic to stderr\n",
-              DEFAULT_PIPELINE, KORCH_BENCH_MODELS);
-      free(files);
-      return !strcmp(a, "-h") || !strcmp(a, "--help") ? 0 : 2;
-    } else
-      files[nfiles++] = strdup(a);
-  }
+  unsigned nfiles;
+  int status;
+  char **files =
+      bench_table_args(argc, argv, "fission_report", "the pass pipeline", &pipeline, &dir, &verbose, &nfiles, &status);
+  if (!files) return status;
   if (!(files = bench_models(files, &nfiles, dir))) return 77;
   printf("fission report: pipeline '%s'; ops = op-level ops without op.constant/op.none, prims = "
          "elementwise + reduction + layout + linear\n",

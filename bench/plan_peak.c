@@ -23,7 +23,6 @@
 #include "korch/kernel.h"
 #include "korch/korch.h"
 #include "korch/plan.h"
-#include "support/flag_value.h"
 
 #define DEFAULT_PIPELINE                                                                                              \
   "op-to-prim,canonicalize,prim-normalize-after-matmul,prim-reduce-as-matvec,canonicalize,cse,orchestrate,schedule," \
@@ -137,9 +136,7 @@ static bool report(const char *path, const char *pipeline, bool verbose, double 
   ok = true;
   goto done;
 fail:;
-  const char *s = bench_model_diags(&b);
-  if (!strncmp(s, "<unknown>:0: ", 13)) s += 13;
-  bench_first_line(s, why, sizeof why);
+  bench_model_failure(&b, why, sizeof why);
   printf("%-28s FAILED: %s\n", name, why);
 done:
   fflush(stdout);
@@ -150,29 +147,11 @@ done:
 int main(int argc, char **argv) {
   const char *pipeline = DEFAULT_PIPELINE, *dir = KORCH_BENCH_MODELS;
   bool verbose = false;
-  char **files = calloc((size_t)argc + 1, sizeof *files);
-  unsigned nfiles = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (kr_tool_flag_value(argc, argv, &i, "--pipeline", &v) && v)
-      pipeline = v;
-    else if (kr_tool_flag_value(argc, argv, &i, "--models", &v) && v)
-      dir = v;
-    else if (!strcmp(a, "-v"))
-      verbose = true;
-    else if (a[0] == '-') {
-      fprintf(stderr,
-              "usage: plan_peak [--pipeline STR] [--models DIR] [-v] [FILE.onnx ...]\n"
-              "  --pipeline STR  the pass pipeline, ending in plan-buffers (default %s)\n"
-              "  --models DIR    the models to report when no file is given (default %s)\n"
-              "  -v              print every diagnostic to stderr\n",
-              DEFAULT_PIPELINE, KORCH_BENCH_MODELS);
-      for (unsigned k = 0; k < nfiles; k++) free(files[k]);
-      free(files);
-      return !strcmp(a, "-h") || !strcmp(a, "--help") ? 0 : 2;
-    } else
-      files[nfiles++] = strdup(a);
-  }
+  unsigned nfiles;
+  int status;
+  char **files = bench_table_args(argc, argv, "plan_peak", "the pass pipeline, ending in plan-buffers", &pipeline, &dir,
+                                  &verbose, &nfiles, &status);
+  if (!files) return status;
   if (!(files = bench_models(files, &nfiles, dir))) return 77;
   printf("memory plan peak: pipeline '%s'; sizes in KiB; ratio = arena / no-reuse; live = the most bytes live "
          "at one launch (a lower bound)\n",

@@ -150,6 +150,9 @@ static kr_rt_status ref(reader *r, xmlNodePtr n, kr_rt_ref *out) {
   if (st != KR_RT_OK || num(r, n, "offset", true, 0, &out->offset) != KR_RT_OK ||
       num(r, n, "bytes", true, 0, &out->bytes) != KR_RT_OK)
     return KR_RT_ERROR;
+  if (out->offset % r->plan->alignment)
+    return bad(r, n, "<%s> offset %llu is not a multiple of the alignment %llu", (const char *)n->name,
+               (unsigned long long)out->offset, (unsigned long long)r->plan->alignment);
   uint64_t size = region_bytes(r->plan, out->region);
   if (out->offset > size || out->bytes > size - out->offset)
     return bad(r, n, "<%s> range [%llu, %llu) is outside the %s (%llu bytes)", (const char *)n->name,
@@ -327,8 +330,10 @@ static kr_rt_status read_root(reader *r, xmlNodePtr root) {
       if (num(r, c, "bytes", true, 0, &p->arena_bytes) || num(r, c, "no-reuse-bytes", false, 0, &p->no_reuse_bytes) ||
           num(r, c, "alignment", true, 0, &p->alignment))
         st = KR_RT_ERROR;
-      else if (!p->alignment || (p->alignment & (p->alignment - 1)))
-        st = bad(r, c, "alignment=%llu is not a power of two", (unsigned long long)p->alignment);
+      else if (p->alignment < 16 || (p->alignment & (p->alignment - 1)))
+        /* The compiler's rule (docs/MemoryPlan.md, plan-buffers' `alignment` option): a power
+         * of two >= 16, so every range can be read with 16-byte vector accesses. */
+        st = bad(r, c, "alignment=%llu is not a power of two >= 16", (unsigned long long)p->alignment);
       break;
     case 2:
       if (req_str(r, c, "file", &file) || file_in_dir(r, c, file, &p->weights_file) ||

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/target/profile_db_file.h"
 #include "internal.h"
@@ -23,25 +24,6 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
-}
-
-/* 16 lower-case hex digits (the <profile hash>, as the database stores it). */
-static bool parse_hash(const char *s, uint64_t *out) {
-  if (strlen(s) != 16) return false;
-  uint64_t h = 0;
-  for (int i = 0; i < 16; i++) {
-    char c = s[i];
-    unsigned d;
-    if (c >= '0' && c <= '9')
-      d = (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      d = (unsigned)(c - 'a' + 10);
-    else
-      return false;
-    h = h << 4 | d;
-  }
-  *out = h;
-  return true;
 }
 
 /* The sub-directories of `dir` holding a model.plan.xml, sorted by name (deterministic order;
@@ -114,72 +96,176 @@ static kr_rt_status time_plan(kr_rt_device *dev, const kr_rt_plan *plan, unsigne
   return st;
 }
 
-kr_rt_status kr_rt_profile(kr_rt_device *dev, const char *dir, const char *db_path, unsigned warmup, unsigned iters,
-                           FILE *log, kr_rt_error *err) {
-  if (iters == 0) return kr_rt_fail(err, KR_RT_ERROR, "--profile needs at least one timed run");
-  /* A corrupt database is reported before any GPU time is spent (the final merge would refuse
-   * to overwrite it anyway). */
+/* The database's directory exists and is writable: checked before any GPU time is spent, so an
+ * unwritable path is not found only when the measurements are recorded. */
+static kr_rt_status check_db_path(const char *db_path, kr_rt_error *err) {
+  const char *slash = strrchr(db_path, '/');
+  char *dir = slash ? strndup(db_path, slash == db_path ? 1 : (size_t)(slash - db_path)) : strdup(".");
+  if (!dir) return kr_rt_fail(err, KR_RT_ERROR, "out of memory");
+  struct stat sb;
+  kr_rt_status st = KR_RT_OK;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    st = kr_rt_fail(err, KR_RT_ERROR, "%s: the profile database's directory %s does not exist", db_path, dir);
+  else if (access(dir, W_OK | X_OK) != 0)
+    st = kr_rt_fail(err, KR_RT_ERROR, "%s: the profile database's directory %s is not writable: %s", db_path, dir,
+                    strerror(errno));
+  free(dir);
+  return st;
+}
+
+/* The candidates of `dir`, loaded and checked before anything is timed: every plan reads, every
+ * <profile hash> is 16 lower-case hex digits, equals its folder's name (the layout
+ * --emit-candidates writes: DIR/<hash>/model.plan.xml) and is unique (two plans with one hash
+ * would be merged into one database entry, one measurement lost).  Plans without <profile> are
+ * noted on `log` and not returned.  *plans: malloc'd (kr_rt_plan_free each, then free). */
+static kr_rt_status load_candidates(const char *dir, FILE *log, kr_rt_plan **plans, uint64_t **hashes,
+                                    unsigned *count, unsigned *skipped, kr_rt_error *err) {
+  char **paths;
+  unsigned n;
+  *plans = NULL;
+  *hashes = NULL;
+  *count = *skipped = 0;
+  kr_rt_status st = list_plans(dir, &paths, &n, err);
+  if (st != KR_RT_OK) return st;
+  kr_rt_plan *v = calloc(n ? n : 1, sizeof *v);
+  uint64_t *h = calloc(n ? n : 1, sizeof *h);
+  unsigned m = 0;
+  if (!v || !h) st = kr_rt_fail(err, KR_RT_ERROR, "%s: out of memory", dir);
+  for (unsigned i = 0; st == KR_RT_OK && i < n; i++) {
+    kr_rt_plan *plan = &v[m];
+    if ((st = kr_rt_plan_load(paths[i], plan, err)) != KR_RT_OK) break;
+    if (!plan->has_profile) {
+      if (log) fprintf(log, "%s: no <profile> element: not a candidate artifact, skipped\n", paths[i]);
+      (*skipped)++;
+      kr_rt_plan_free(plan);
+      continue;
+    }
+    m++;
+    /* The folder: the last component of the plan's directory. */
+    const char *folder = strrchr(plan->dir, '/');
+    folder = folder ? folder + 1 : plan->dir;
+    if (!kr_pdb_parse_hash(plan->profile_hash, &h[m - 1]))
+      st = kr_rt_fail(err, KR_RT_ERROR, "%s: <profile hash=\"%s\">: expected 16 lower-case hex digits", paths[i],
+                      plan->profile_hash);
+    for (unsigned j = 0; st == KR_RT_OK && j + 1 < m; j++)
+      if (!strcmp(v[j].profile_target, plan->profile_target) && h[j] == h[m - 1])
+        st = kr_rt_fail(err, KR_RT_ERROR,
+                        "%s and %s: the same <profile target=\"%s\" hash=\"%s\"> (one measurement would be lost)",
+                        v[j].path, paths[i], plan->profile_target, plan->profile_hash);
+    if (st == KR_RT_OK && strcmp(folder, plan->profile_hash) != 0)
+      st = kr_rt_fail(err, KR_RT_ERROR, "%s: <profile hash=\"%s\"> is not its folder's name '%s' (DIR/<hash>/)",
+                      paths[i], plan->profile_hash, folder);
+  }
+  for (unsigned i = 0; i < n; i++) free(paths[i]);
+  free(paths);
+  if (st != KR_RT_OK) {
+    for (unsigned i = 0; v && i < m; i++) kr_rt_plan_free(&v[i]);
+    free(v);
+    free(h);
+    return st;
+  }
+  *plans = v;
+  *hashes = h;
+  *count = m;
+  return KR_RT_OK;
+}
+
+static void free_candidates(kr_rt_plan *plans, uint64_t *hashes, unsigned n) {
+  for (unsigned i = 0; plans && i < n; i++) kr_rt_plan_free(&plans[i]);
+  free(plans);
+  free(hashes);
+}
+
+/* The database loads (a corrupt one is reported before any GPU time is spent; the final merge
+ * would refuse to overwrite it anyway) and its directory is writable. */
+static kr_rt_status check_db(const char *db_path, kr_rt_error *err) {
   kr_pdb db = {0};
   kr_pdb_error perr;
   if (!kr_pdb_load(db_path, &db, &perr)) return kr_rt_fail(err, KR_RT_ERROR, "%s", perr.msg);
   kr_pdb_free(&db);
+  return check_db_path(db_path, err);
+}
 
-  char **paths;
-  unsigned n;
-  kr_rt_status st = list_plans(dir, &paths, &n, err);
-  if (st != KR_RT_OK) return st;
+static kr_rt_status no_candidates(const char *dir, unsigned skipped, kr_rt_error *err) {
+  return kr_rt_fail(err, KR_RT_ERROR, "%s: no candidate artifacts (<hash>/model.plan.xml with a <profile> element)%s",
+                    dir, skipped ? "" : "; korch-translate --emit-candidates writes them");
+}
+
+kr_rt_status kr_rt_profile_dry_run(const char *dir, const char *db_path, FILE *log, kr_rt_error *err) {
+  if (db_path && check_db(db_path, err) != KR_RT_OK) return KR_RT_ERROR;
+  kr_rt_plan *plans;
+  uint64_t *hashes;
+  unsigned n, skipped;
+  if (load_candidates(dir, log, &plans, &hashes, &n, &skipped, err) != KR_RT_OK) return KR_RT_ERROR;
+  kr_rt_status st = n ? KR_RT_OK : no_candidates(dir, skipped, err);
+  unsigned failed = 0, checks = 0;
+  for (unsigned i = 0; i < n; i++) {
+    kr_rt_error e = {{0}};
+    unsigned k = 0;
+    if (kr_rt_dry_run(&plans[i], &e, &k) != KR_RT_OK) {
+      failed++;
+      if (log) fprintf(log, "FAIL %s (candidate %s):\n%s\n", plans[i].path, plans[i].profile_name, e.msg);
+    } else if (log)
+      fprintf(log, "PASS %s (candidate %s, %u checks)\n", plans[i].path, plans[i].profile_name, k);
+    checks += k;
+  }
+  if (st == KR_RT_OK && failed)
+    st = kr_rt_fail(err, KR_RT_ERROR, "%s: %u of %u candidates failed the dry run", dir, failed, n);
+  if (st == KR_RT_OK && log)
+    fprintf(log, "dry run of %u candidate%s: %u checks passed; nothing timed, nothing recorded\n", n,
+            n == 1 ? "" : "s", checks);
+  free_candidates(plans, hashes, n);
+  return st;
+}
+
+kr_rt_status kr_rt_profile(kr_rt_device *dev, const char *dir, const char *db_path, unsigned warmup, unsigned iters,
+                           FILE *log, kr_rt_error *err) {
+  if (iters == 0) return kr_rt_fail(err, KR_RT_ERROR, "--profile needs at least one timed run");
+  if (check_db(db_path, err) != KR_RT_OK) return KR_RT_ERROR;
+  kr_rt_plan *plans;
+  uint64_t *hashes;
+  unsigned n, skipped;
+  if (load_candidates(dir, log, &plans, &hashes, &n, &skipped, err) != KR_RT_OK) return KR_RT_ERROR;
   kr_pdb_entry *entries = n ? calloc(n, sizeof *entries) : NULL;
-  unsigned measured = 0, skipped = 0;
+  unsigned measured = 0;
+  kr_rt_status st = KR_RT_OK;
   if (n && !entries) st = kr_rt_fail(err, KR_RT_ERROR, "%s: out of memory", dir);
   for (unsigned i = 0; st == KR_RT_OK && i < n; i++) {
-    kr_rt_plan plan;
-    memset(&plan, 0, sizeof plan);
-    if ((st = kr_rt_plan_load(paths[i], &plan, err)) != KR_RT_OK) break;
-    uint64_t hash;
-    if (!plan.has_profile) {
-      if (log) fprintf(log, "%s: no <profile> element: not a candidate artifact, skipped\n", paths[i]);
-      skipped++;
-    } else if (!parse_hash(plan.profile_hash, &hash)) {
-      st = kr_rt_fail(err, KR_RT_ERROR, "%s: <profile hash=\"%s\">: expected 16 lower-case hex digits", paths[i],
-                      plan.profile_hash);
+    const kr_rt_plan *plan = &plans[i];
+    double med = 0, lo = 0, hi = 0;
+    st = time_plan(dev, plan, warmup, iters, &med, &lo, &hi, err);
+    if (st == KR_RT_OK && !(med > 0)) med = 1e-3; /* below the events' resolution: 1 ns, still positive */
+    if (st == KR_RT_OK) {
+      kr_pdb_entry *e = &entries[measured++];
+      snprintf(e->target, sizeof e->target, "%s", plan->profile_target);
+      e->hash = hashes[i];
+      e->time_us = med;
+      e->runs = iters;
+      snprintf(e->name, sizeof e->name, "%s", plan->profile_name);
+      if (log)
+        fprintf(log, "%s %-24s median %10.3f us  min %10.3f  max %10.3f  (%u runs, target %s)\n", plan->profile_hash,
+                plan->profile_name, med, lo, hi, iters, plan->profile_target);
     } else {
-      double med = 0, lo = 0, hi = 0;
-      st = time_plan(dev, &plan, warmup, iters, &med, &lo, &hi, err);
-      if (st == KR_RT_OK && !(med > 0)) med = 1e-3; /* below the events' resolution: 1 ns, still positive */
-      if (st == KR_RT_OK) {
-        kr_pdb_entry *e = &entries[measured++];
-        snprintf(e->target, sizeof e->target, "%s", plan.profile_target);
-        e->hash = hash;
-        e->time_us = med;
-        e->runs = iters;
-        snprintf(e->name, sizeof e->name, "%s", plan.profile_name);
-        if (log)
-          fprintf(log, "%s %-24s median %10.3f us  min %10.3f  max %10.3f  (%u runs, target %s)\n", plan.profile_hash,
-                  plan.profile_name, med, lo, hi, iters, plan.profile_target);
-      } else {
-        /* Name the candidate: the session's message names the call and the kernel. */
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        kr_rt_fail(err, st, "%s (candidate %s): %s", paths[i], plan.profile_name, msg);
-      }
+      /* Name the candidate: the session's message names the call and the kernel. */
+      char msg[sizeof err->msg];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      kr_rt_fail(err, st, "%s (candidate %s): %s", plan->path, plan->profile_name, msg);
     }
-    kr_rt_plan_free(&plan);
   }
-  /* What was measured is recorded even when a later candidate failed: GPU time is not wasted. */
+  /* What was measured is recorded even when a later candidate failed: GPU time is not wasted.
+   * The summary line is printed only once the database was written. */
   if (measured) {
+    kr_pdb_error perr;
     if (!kr_pdb_record(db_path, entries, measured, &perr)) {
       if (st == KR_RT_OK)
         st = kr_rt_fail(err, KR_RT_ERROR, "%s", perr.msg);
       else
         kr_rt_append(err, "%s", perr.msg);
-    }
+    } else if (log)
+      fprintf(log, "recorded %u measurement%s in %s\n", measured, measured == 1 ? "" : "s", db_path);
   }
-  if (st == KR_RT_OK && measured == 0)
-    st = kr_rt_fail(err, KR_RT_ERROR, "%s: no candidate artifacts (<hash>/model.plan.xml with a <profile> element)%s",
-                    dir, skipped ? "" : "; korch-translate --emit-candidates writes them");
-  if (log && measured) fprintf(log, "recorded %u measurement%s in %s\n", measured, measured == 1 ? "" : "s", db_path);
-  for (unsigned i = 0; i < n; i++) free(paths[i]);
-  free(paths);
+  if (st == KR_RT_OK && measured == 0) st = no_candidates(dir, skipped, err);
+  free_candidates(plans, hashes, n);
   free(entries);
   return st;
 }

@@ -76,7 +76,12 @@ unsigned kr_rt_dtype_size(const char *dtype);
  * 65535, no zero dimension; static + dynamic shared memory <= the architecture's per-block
  * opt-in limit (sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90 227 KiB...: CUDA C++ Programming Guide,
  * "Technical Specifications per Compute Capability"; an unknown gpu-arch fails); registers x
- * threads per block <= 65,536 when the plan has the ptxas figures.  Reports every failure (one
+ * threads per block <= 65,536 and registers <= 255 per thread when the plan has the ptxas
+ * figures (every product overflow-checked); the weights file a regular file; the PTX text with
+ * .version/.target/.address_size (also without kernels); no two distinct overlapping arena ranges
+ * live at once where the plan says so for certain (inputs at the upload, one launch's args,
+ * outputs at the return; a launch's last arg, a result, on no other arg's range: docs/Runtime.md
+ * "--dry-run").  Reports every failure (one
  * "PATH[:LINE]: message" per line in err->msg, up to its size) and returns KR_RT_ERROR if any;
  * *checks_run (may be NULL) gets how many checks ran.  Needs no driver. */
 kr_rt_status kr_rt_dry_run(const kr_rt_plan *plan, kr_rt_error *err, unsigned *checks_run);
@@ -110,7 +115,10 @@ kr_rt_status kr_rt_session_run(kr_rt_session *s, kr_rt_error *err);
 /* Copies output i's range to host memory (bytes must equal its size). */
 kr_rt_status kr_rt_session_get_output(kr_rt_session *s, unsigned i, void *data, size_t bytes, kr_rt_error *err);
 /* `warmup` untimed runs, then `iters` runs each timed with CUDA events (milliseconds in
- * ms[0..iters)).  When `launch` >= 0 only that launch is run and timed (profiling). */
+ * ms[0..iters)).  When `launch` >= 0 only that launch is run and timed (profiling).  Before
+ * every run (warm-up included) the inputs set with set_input/fill_inputs are copied in again
+ * from the session's host copies, outside the timed interval: the memory plan may reuse an
+ * input's range for a later intermediate, so a run leaves clobbered inputs behind. */
 kr_rt_status kr_rt_session_time(kr_rt_session *s, int launch, unsigned warmup, unsigned iters, double *ms,
                                 kr_rt_error *err);
 
@@ -131,6 +139,12 @@ kr_rt_status kr_rt_session_time(kr_rt_session *s, int launch, unsigned warmup, u
  * and a summary. */
 kr_rt_status kr_rt_profile(kr_rt_device *dev, const char *dir, const char *db_path, unsigned warmup, unsigned iters,
                            FILE *log, kr_rt_error *err);
+/* Before anything is timed, kr_rt_profile checks (and kr_rt_profile_dry_run checks alone, with
+ * no device): the database `db_path` loads and its directory exists (db_path may be NULL in a
+ * dry run: not checked); every candidate's <profile hash> is unique and equals its folder's
+ * name.  The dry run then runs kr_rt_dry_run on every candidate (one "PASS/FAIL <plan>" line
+ * each on `log`), writes nothing, and fails when any candidate fails. */
+kr_rt_status kr_rt_profile_dry_run(const char *dir, const char *db_path, FILE *log, kr_rt_error *err);
 
 /* ---- .npy files (runtime/npy.c; NumPy format 1.0-3.0, little-endian, C order) -------------- */
 typedef struct kr_rt_array {

@@ -28,6 +28,11 @@ struct kr_rt_session {
   unsigned *first_arg;          /* per launch, index into argvals/params */
   kr_cu_event start, stop;
   bool sync_each;
+  /* The inputs as last set (host copies, per plan input; NULL when never set): timed runs
+   * restore them before every run, because the plan may reuse an input's range for a later
+   * intermediate once the input is dead (docs/MemoryPlan.md), so run 2 would otherwise compute
+   * on what run 1 left there. */
+  void **pristine;
 };
 
 #define CU(call, what, expr)                                                                                   \
@@ -57,6 +62,8 @@ void kr_rt_session_destroy(kr_rt_session *s) {
   free(s->argvals);
   free(s->params);
   free(s->first_arg);
+  for (unsigned i = 0; s->pristine && i < s->plan->num_inputs; i++) free(s->pristine[i]);
+  free(s->pristine);
   free(s);
 }
 
@@ -114,7 +121,8 @@ static kr_rt_status create(kr_rt_session *s, kr_rt_error *err) {
   s->argvals = calloc(total_args ? total_args : 1, sizeof *s->argvals);
   s->params = calloc(total_args ? total_args : 1, sizeof *s->params);
   s->first_arg = calloc(p->num_launches ? p->num_launches : 1, sizeof *s->first_arg);
-  if (!s->funcs || !s->argvals || !s->params || !s->first_arg) return kr_rt_fail(err, KR_RT_ERROR, "out of memory");
+  s->pristine = calloc(p->num_inputs ? p->num_inputs : 1, sizeof *s->pristine);
+  if (!s->funcs || !s->argvals || !s->params || !s->first_arg || !s->pristine) return kr_rt_fail(err, KR_RT_ERROR, "out of memory");
   for (unsigned k = 0; k < p->num_kernels; k++) {
     CU("cuModuleGetFunction", p->kernels[k].name, d->ModuleGetFunction(&s->funcs[k], s->mod, p->kernels[k].name));
     uint64_t dyn = 0;
@@ -168,7 +176,23 @@ kr_rt_status kr_rt_session_set_input(kr_rt_session *s, unsigned i, const void *d
   if (bytes != t->ref.bytes)
     return kr_rt_fail(err, KR_RT_ERROR, "input '%s': %zu bytes given, the plan's tensor has %llu", t->name, bytes,
                       (unsigned long long)t->ref.bytes);
-  if (bytes) CU("cuMemcpyHtoD", t->name, s->dev->MemcpyHtoD(base_of(s, t->ref.region) + t->ref.offset, data, bytes));
+  if (!bytes) return KR_RT_OK;
+  CU("cuMemcpyHtoD", t->name, s->dev->MemcpyHtoD(base_of(s, t->ref.region) + t->ref.offset, data, bytes));
+  if (!s->pristine[i] && !(s->pristine[i] = malloc(bytes))) return kr_rt_fail(err, KR_RT_ERROR, "out of memory");
+  memcpy(s->pristine[i], data, bytes);
+  return KR_RT_OK;
+}
+
+/* Copies every input that was set back into its range (host to device; synchronous for
+ * pageable memory, CUDA Driver API "API synchronization behavior", so it is complete before the
+ * next launch and before the next event is recorded). */
+static kr_rt_status restore_inputs(kr_rt_session *s, kr_rt_error *err) {
+  for (unsigned i = 0; i < s->plan->num_inputs; i++) {
+    const kr_rt_tensor *t = &s->plan->inputs[i];
+    if (s->pristine[i])
+      CU("cuMemcpyHtoD", t->name,
+         s->dev->MemcpyHtoD(base_of(s, t->ref.region) + t->ref.offset, s->pristine[i], t->ref.bytes));
+  }
   return KR_RT_OK;
 }
 
@@ -259,10 +283,13 @@ kr_rt_status kr_rt_session_time(kr_rt_session *s, int only, unsigned warmup, uns
                                 kr_rt_error *err) {
   if (only >= (int)s->plan->num_launches)
     return kr_rt_fail(err, KR_RT_ERROR, "launch %d: the plan has %u launches", only, s->plan->num_launches);
+  /* Every run, warm-up included, starts from the inputs as set (restore_inputs), outside the
+   * timed interval: the copy comes before the start event is recorded. */
   for (unsigned w = 0; w < warmup; w++)
-    if (enqueue(s, only, err) != KR_RT_OK) return KR_RT_ERROR;
+    if (restore_inputs(s, err) != KR_RT_OK || enqueue(s, only, err) != KR_RT_OK) return KR_RT_ERROR;
   CU("cuCtxSynchronize", "after warm-up", s->dev->CtxSynchronize());
   for (unsigned it = 0; it < iters; it++) {
+    if (restore_inputs(s, err) != KR_RT_OK) return KR_RT_ERROR;
     CU("cuEventRecord", "start", s->dev->EventRecord(s->start, NULL));
     if (enqueue(s, only, err) != KR_RT_OK) return KR_RT_ERROR;
     CU("cuEventRecord", "stop", s->dev->EventRecord(s->stop, NULL));

@@ -207,8 +207,8 @@ static kr_status emit_function(emit_ctx *e, kr_op *func, const kr_orch_options *
       break;
     }
     if (truncated)
-      kr_op_emit_warning(func, "emit-candidates: region %u stopped enumerating at %u candidates (as --orchestrate "
-                               "does)", r, oo->max_candidates);
+      kr_op_emit_warning(func, "emit-candidates: region %u stopped enumerating at %u candidates (as the orchestrate "
+                               "pass does)", r, oo->max_candidates);
     kr_candidate *cs = KR_VEC_DATA(&cands, kr_candidate);
     e->enumerated += (unsigned)cands.len;
     for (unsigned k = 0; k < (unsigned)cands.len && !KR_FAILED(st); k++) {
@@ -244,7 +244,7 @@ static kr_status has_prims(kr_op *func, bool *has) {
     kr_prim_class c = kr_prim_op_class(op);
     if (c != KR_PRIM_NOT_PRIM && c != KR_PRIM_CONSTANT) *has = true;
     if (!strncmp(op->name, "op.", 3))
-      return kr_op_emit_error(op, "emit-candidates needs the prim level (as --orchestrate): run op-to-prim first");
+      return kr_op_emit_error(op, "emit-candidates needs the prim level (as the orchestrate pass): run op-to-prim first");
   }
   return KR_SUCCESS;
 }
@@ -259,10 +259,31 @@ kr_status kr_artifact_emit_candidates(kr_op *module, const char *dir, const kr_a
   kr_target target;
   if (KR_FAILED(kr_target_of_module(module, &target))) return KR_FAILURE;
   if (KR_FAILED(kr_register_core_passes(ctx))) return KR_FAILURE; /* idempotent: schedule & co. */
+  /* The functions first: a prim-level function is what the orchestrate pass rewrites.  None (a
+   * kernel-level, scheduled or planned module) is an error before DIR is created: "0 candidates"
+   * would only hide that the module is past the level whose candidates exist. */
+  kr_vec funcs = {0};
+  kr_block *mb = module->num_regions ? module->regions[0].first : NULL;
+  kr_status st = KR_SUCCESS;
+  for (kr_op *op = mb ? mb->first : NULL; op && !KR_FAILED(st); op = op->next) {
+    bool has = false;
+    if (!strcmp(op->name, "func.func") && op->regions[0].first && !KR_FAILED(st = has_prims(op, &has)) && has)
+      KR_VEC_PUSH(&funcs, kr_op *, op);
+  }
+  if (!KR_FAILED(st) && !funcs.len)
+    st = kr_emit_error(ctx, module->loc,
+                       "emit-candidates needs a prim-level module (a function of primitives, before orchestrate); "
+                       "this one has none: it is at the kernel level or later");
+  if (KR_FAILED(st)) {
+    kr_vec_free(&funcs);
+    return st;
+  }
   bool created = mkdir(dir, 0777) == 0;
-  if (!created && errno != EEXIST)
+  if (!created && errno != EEXIST) {
+    kr_vec_free(&funcs);
     return kr_emit_error(ctx, module->loc, "emit-candidates: cannot create the directory '%s': %s", dir,
                          strerror(errno));
+  }
   kr_artifact_options o = options ? *options : kr_artifact_default_options();
   kr_orch_options oo = {.max_size = (unsigned)max_size,
                         .max_region = CAND_MAX_REGION,
@@ -273,21 +294,12 @@ kr_status kr_artifact_emit_candidates(kr_op *module, const char *dir, const kr_a
   emit_ctx e = {.ctx = ctx, .module = module, .dir = dir, .options = &o, .target = &target,
                 .max_candidates = max_candidates};
   kr_ostream_init_mem(&e.list);
-  /* The functions first: a prim-level function is what --orchestrate rewrites. */
-  kr_vec funcs = {0};
-  kr_block *mb = module->num_regions ? module->regions[0].first : NULL;
-  kr_status st = KR_SUCCESS;
-  for (kr_op *op = mb ? mb->first : NULL; op && !KR_FAILED(st); op = op->next) {
-    bool has = false;
-    if (!strcmp(op->name, "func.func") && op->regions[0].first && !KR_FAILED(st = has_prims(op, &has)) && has)
-      KR_VEC_PUSH(&funcs, kr_op *, op);
-  }
   for (size_t i = 0; i < funcs.len && !KR_FAILED(st) && !e.stopped; i++)
     st = emit_function(&e, KR_VEC_AT(&funcs, kr_op *, i), &oo);
   kr_vec_free(&funcs);
   if (!KR_FAILED(st))
     kr_emit_remark(ctx, module->loc,
-                   "emit-candidates: %u candidates enumerated (as --orchestrate with max-size %u), %u with a hash "
+                   "emit-candidates: %u candidates enumerated (as the orchestrate pass does with max-size %u), %u with a hash "
                    "seen before, %u written to '%s', %u skipped",
                    e.enumerated, oo.max_size, e.duplicates, e.written, dir, e.skipped);
   if (!KR_FAILED(st)) {

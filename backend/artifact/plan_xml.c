@@ -93,11 +93,13 @@ static void tensor(xw *x, const kr_plan_io *io) {
 /* Names come from ONNX (onnx.name) and the IR; libxml2 would write invalid UTF-8 or a control
  * character through (as bytes / a character reference), which every conforming XML 1.0 reader
  * then rejects ("Character Range", XML 1.0 section 2.2: no C0 controls but tab, LF, CR), so they
- * are refused here with the name's owner named. */
+ * are refused here with the name's owner named.  Tab, LF and CR are refused too, as
+ * docs/PlanFormat.md says: XML attribute-value normalisation (section 3.3.3) turns them into
+ * spaces, so a reader would not get the name back; DEL likewise (a control character). */
 static kr_status check_utf8(kr_op *at, const char *what, const char *s) {
   if (!xmlCheckUTF8(BAD_CAST s)) return kr_op_emit_error(at, "artifact: the %s is not valid UTF-8", what);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-    if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+    if (*p < 0x20 || *p == 0x7f)
       return kr_op_emit_error(at, "artifact: the %s holds the control character U+%04X, which XML cannot hold", what,
                               *p);
   return KR_SUCCESS;
@@ -114,6 +116,19 @@ static kr_status check_names(const kr_artifact_model *m) {
     snprintf(what, sizeof what, "name of output #%u", i);
     if (check_utf8(p->func, what, p->outputs[i].name)) return KR_FAILURE;
   }
+  /* korch-run binds inputs and reports outputs by name (docs/PlanFormat.md, docs/Runtime.md): two
+   * inputs or two outputs of one name would make an artifact it rejects.  Quadratic: a model has
+   * a few graph inputs and outputs. */
+  for (unsigned i = 0; i < p->num_inputs; i++)
+    for (unsigned j = 0; j < i; j++)
+      if (!strcmp(p->inputs[i].name, p->inputs[j].name))
+        return kr_op_emit_error(p->func, "artifact: inputs #%u and #%u are both named '%s' (onnx.name): input names must be unique",
+                                j, i, p->inputs[i].name);
+  for (unsigned i = 0; i < p->num_outputs; i++)
+    for (unsigned j = 0; j < i; j++)
+      if (!strcmp(p->outputs[i].name, p->outputs[j].name))
+        return kr_op_emit_error(p->func, "artifact: outputs #%u and #%u are both named '%s' (onnx.name): output names must be unique",
+                                j, i, p->outputs[i].name);
   for (unsigned i = 0; i < m->num_kernels; i++)
     if (m->kernels[i].template_name && check_utf8(m->kernels[i].func, "korch.template", m->kernels[i].template_name))
       return KR_FAILURE;

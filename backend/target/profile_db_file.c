@@ -2,13 +2,11 @@
  * strict reading with libxml2 and the lock + merge + atomic-rename writer, with errors as
  * strings.  No korch context, so that the runtime (korch-run --profile) compiles this file too;
  * kr_profile_db_load/record (profile_db.c) are wrappers that report diagnostics. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +16,9 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-#include <libxml/xmlversion.h>
 
 #include "backend/target/profile_db_file.h"
+#include "backend/target/xml_core.h"
 #include "korch/file.h"
 
 /* A measured kernel time above this (1000 s) is not a measurement: the entry is corrupt.  It also
@@ -70,8 +67,7 @@ static bool valid_text(const char *s, size_t size, bool nonempty) {
   return true;
 }
 
-/* 16 lower-case hex digits. */
-static bool parse_hash(const char *s, uint64_t *out) {
+bool kr_pdb_parse_hash(const char *s, uint64_t *out) {
   if (s == NULL || strlen(s) != 16) return false;
   uint64_t h = 0;
   for (int i = 0; i < 16; i++) {
@@ -90,138 +86,12 @@ static bool parse_hash(const char *s, uint64_t *out) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * libxml2 with errors captured (as backend/target/xml.c does for the target loader: libxml2
- * never prints; the first error becomes the message "url:line: <libxml2's message>"). */
-typedef struct xml_err {
-  bool set;
-  int line;
-  char file[512];
-  char message[512];
-} xml_err;
-
-#if LIBXML_VERSION >= 21200
-typedef const xmlError *pdb_xml_error_ptr;
-#else
-typedef xmlErrorPtr pdb_xml_error_ptr;
-#endif
-
-static void on_structured_error(void *user, pdb_xml_error_ptr e) {
-  xml_err *err = user;
-  if (err->set || e == NULL || e->level < XML_ERR_ERROR) return;
-  err->set = true;
-  err->line = e->line;
-  snprintf(err->file, sizeof err->file, "%s", e->file ? e->file : "");
-  snprintf(err->message, sizeof err->message, "%s", e->message ? e->message : "malformed XML");
-  size_t n = strlen(err->message);
-  while (n > 0 && isspace((unsigned char)err->message[n - 1])) err->message[--n] = 0;
-}
-
-static void on_generic_error(void *user, const char *msg, ...) {
-  (void)user;
-  (void)msg;
-}
-
-/* Parses the open descriptor fd named `url`: XML_PARSE_NONET (nothing loaded from outside, no
- * entity substitution) and XML_PARSE_BIG_LINES (exact line numbers past 65535). */
-static xmlDocPtr parse_fd(const char *url, int fd, kr_pdb_error *e) {
-  xmlInitParser();
-  xml_err err = {0};
-  xmlStructuredErrorFunc old_serror = xmlStructuredError;
-  void *old_sctx = xmlStructuredErrorContext;
-  xmlGenericErrorFunc old_generic = xmlGenericError;
-  void *old_gctx = xmlGenericErrorContext;
-  xmlSetStructuredErrorFunc(&err, on_structured_error);
-  xmlSetGenericErrorFunc(NULL, on_generic_error);
-  xmlDocPtr doc = xmlReadFd(fd, url, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-  xmlSetStructuredErrorFunc(old_sctx, old_serror);
-  xmlSetGenericErrorFunc(old_gctx, old_generic);
-  if (doc && err.set) {
-    xmlFreeDoc(doc);
-    doc = NULL;
-  }
-  if (doc == NULL) {
-    if (err.set)
-      fail(e, "%s:%d: %s", err.file[0] ? err.file : url, err.line, err.message);
-    else
-      fail(e, "%s: cannot parse the XML document", url);
-    return NULL;
-  }
-  if (xmlDocGetRootElement(doc) == NULL) {
-    fail(e, "%s:1: the document has no root element", url);
-    xmlFreeDoc(doc);
-    return NULL;
-  }
-  return doc;
-}
-
-/* The line of `n`, exact past 65535 (backend/target/xml.c kr_xml_line explains the psvi rule). */
-static long xml_line(const xmlNode *n) {
-  if (n->type == XML_ELEMENT_NODE && n->line == 65535) {
-    if (n->psvi != NULL) return (long)(ptrdiff_t)n->psvi;
-    const xmlNode *p = n->prev;
-    if (p && p->type == XML_TEXT_NODE && p->line == 65535 && p->psvi != NULL) return (long)(ptrdiff_t)p->psvi;
-  }
-  return xmlGetLineNo(n);
-}
-
-static bool all_blank(const xmlChar *s) {
-  for (; s && *s; s++)
-    if (!isspace(*s)) return false;
-  return true;
-}
-
-/* The next element sibling from n on; other non-blank text is an error (*ok false). */
-static xmlNodePtr next_element(const char *url, xmlNodePtr n, bool *ok, kr_pdb_error *e) {
-  *ok = true;
-  for (; n; n = n->next) {
-    if (n->type == XML_ELEMENT_NODE) return n;
-    if ((n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) && !all_blank(n->content)) {
-      fail(e, "%s:%ld: unexpected text '%.40s'", url, xml_line(n), (const char *)n->content);
-      *ok = false;
-      return NULL;
-    }
-  }
-  return NULL;
-}
-
-static bool rest_blank(const char *end) {
-  while (isspace((unsigned char)*end)) end++;
-  return *end == 0;
-}
-
-/* Strict numbers, as backend/target/xml.c: one decimal integer / finite decimal number. */
-static bool parse_i64(const char *s, int64_t *out) {
-  while (isspace((unsigned char)*s)) s++;
-  if (!(isdigit((unsigned char)*s) || ((*s == '-' || *s == '+') && isdigit((unsigned char)s[1])))) return false;
-  errno = 0;
-  char *end;
-  long long v = strtoll(s, &end, 10);
-  if (errno == ERANGE || !rest_blank(end)) return false;
-  *out = (int64_t)v;
-  return true;
-}
-
-static bool parse_f64(const char *s, double *out) {
-  while (isspace((unsigned char)*s)) s++;
-  const char *p = s;
-  if (*p == '-' || *p == '+') p++;
-  if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1])))) return false;
-  for (const char *q = p; *q && !isspace((unsigned char)*q); q++)
-    if (*q == 'x' || *q == 'X') return false;
-  errno = 0;
-  char *end;
-  double v = strtod(s, &end);
-  if (errno == ERANGE || !rest_blank(end) || !isfinite(v)) return false;
-  *out = v;
-  return true;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Reading. */
+ * Reading, through the libxml2 helpers shared with the target loader (xml_core.h): libxml2 never
+ * prints; the first error becomes the message "url:line: <libxml2's message>". */
 
 /* Reads one <kernel> element into *e. */
 static bool read_entry(const char *path, xmlNodePtr n, kr_profile_entry *e, kr_pdb_error *err) {
-  long line = xml_line(n);
+  long line = kr_xml_line(n);
   memset(e, 0, sizeof *e);
   e->runs = 1;
   if (strcmp((const char *)n->name, "kernel") != 0)
@@ -245,17 +115,17 @@ static bool read_entry(const char *path, xmlNodePtr n, kr_profile_entry *e, kr_p
         snprintf(e->target, sizeof e->target, "%s", vs);
     } else if (strcmp(an, "hash") == 0) {
       has_hash = true;
-      if (!parse_hash(vs, &e->hash))
+      if (!kr_pdb_parse_hash(vs, &e->hash))
         ok = fail(err, "%s:%ld: bad hash '%s' (expected 16 lower-case hex digits)", path, line, vs);
     } else if (strcmp(an, "time_us") == 0) {
       has_time = true;
-      if (!parse_f64(vs, &e->time_us) || !(e->time_us > 0))
+      if (!kr_xml_parse_f64(vs, &e->time_us) || !(e->time_us > 0))
         ok = fail(err, "%s:%ld: bad time_us '%s' (expected a positive finite number)", path, line, vs);
       else if (e->time_us > KR_PROFILE_MAX_TIME_US)
         ok = fail(err, "%s:%ld: bad time_us '%s' (more than %g us, 1000 s, for one kernel: corrupt)", path, line, vs,
                   KR_PROFILE_MAX_TIME_US);
     } else if (strcmp(an, "runs") == 0) {
-      if (!parse_i64(vs, &iv) || iv < 1)
+      if (!kr_xml_parse_i64(vs, &iv) || iv < 1)
         ok = fail(err, "%s:%ld: bad runs '%s' (expected a positive integer)", path, line, vs);
       else
         e->runs = iv;
@@ -300,10 +170,10 @@ static bool finish(const char *path, keyed *k, unsigned n, bool dup_is_error, kr
 }
 
 static bool load_fd(const char *path, int fd, kr_pdb *db, kr_pdb_error *err) {
-  xmlDocPtr doc = parse_fd(path, fd, err);
+  xmlDocPtr doc = kr_xml_read(path, NULL, 0, fd, err->msg, sizeof err->msg);
   if (doc == NULL) return false;
   xmlNodePtr root = xmlDocGetRootElement(doc);
-  long root_line = xml_line(root);
+  long root_line = kr_xml_line(root);
   bool ok = true;
   keyed *k = NULL;
   unsigned n = 0, cap = 0;
@@ -323,7 +193,8 @@ static bool load_fd(const char *path, int fd, kr_pdb *db, kr_pdb_error *err) {
   xmlFree(version);
   if (!ok) goto done;
   bool more;
-  for (xmlNodePtr c = next_element(path, root->children, &more, err); c; c = next_element(path, c->next, &more, err)) {
+  for (xmlNodePtr c = kr_xml_next_element_msg(path, root->children, &more, err->msg, sizeof err->msg); c;
+       c = kr_xml_next_element_msg(path, c->next, &more, err->msg, sizeof err->msg)) {
     if (n == cap) {
       unsigned nc = cap ? 2 * cap : 64;
       keyed *nk = realloc(k, nc * sizeof *nk);
@@ -336,7 +207,7 @@ static bool load_fd(const char *path, int fd, kr_pdb *db, kr_pdb_error *err) {
     }
     if (!(ok = read_entry(path, c, &k[n].e, err))) goto done;
     k[n].pos = n;
-    k[n].line = xml_line(c);
+    k[n].line = kr_xml_line(c);
     n++;
   }
   if (!more) {

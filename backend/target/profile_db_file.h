@@ -2,7 +2,8 @@
  * with no korch context: compiled into libkorch (behind kr_profile_db_load/record, korch/target.h,
  * which turn the error strings into diagnostics) AND into the runtime (korch-run --profile,
  * runtime/profile.c), which links only libc, libdl and libxml2.  Besides libxml2 it needs only
- * ir/file_io.c (korch/file.h, itself libc only), which the runtime compiles too.
+ * backend/target/xml_core.c and ir/file_io.c (korch/file.h), both libc only, which the runtime
+ * compiles too.
  *
  * The format (docs/Targets.md "Profile database"):
  *   <korch-profile version="1">
@@ -51,5 +52,8 @@ double kr_pdb_lookup(const kr_pdb *db, const char *target, uint64_t hash);
  * one.  Entries are validated first (same rules as reading).  A corrupt existing file is an
  * error and is left as it is.  "-" is a file named "-". */
 bool kr_pdb_record(const char *path, const kr_pdb_entry *entries, unsigned n, kr_pdb_error *err);
+/* A candidate hash as the database stores it: exactly 16 lower-case hex digits (NULL or anything
+ * else: false).  Also used by korch-run --profile for the plan's profile_hash. */
+bool kr_pdb_parse_hash(const char *s, uint64_t *out);
 
 #endif

@@ -1,8 +1,8 @@
 /* backend/target/xml.h - libxml2 parsing shared by the target loader (target.c) and the profile
  * database (profile_db.c).  Private to backend/target/.
  *
- * libxml2 never prints: while a document is parsed, a structured error handler (thread-local in
- * libxml2) records the first error, which becomes one korch diagnostic "file:line: message". */
+ * The context-free core is xml_core.h (also used by profile_db_file.c, which the runtime
+ * compiles); these wrappers turn its error messages into one korch diagnostic each. */
 #ifndef KORCH_BACKEND_TARGET_XML_H
 #define KORCH_BACKEND_TARGET_XML_H
 
@@ -12,6 +12,7 @@
 
 #include <libxml/tree.h>
 
+#include "backend/target/xml_core.h"
 #include "korch/diag.h"
 
 /* Parses `len` bytes at `buf` named `url` (used in messages), or, when buf is NULL, the open
@@ -26,15 +27,6 @@ xmlDocPtr kr_xml_parse(kr_context *ctx, kr_attr loc, const char *url, const char
  * at `loc`: *ok is set to false and NULL returned. */
 xmlNodePtr kr_xml_next_element(kr_context *ctx, kr_attr loc, const char *url, xmlNodePtr n, bool *ok);
 
-/* The line of node `n` (exact past 65535, unlike xmlGetLineNo on elements in libxml2 2.9). */
-long kr_xml_line(const xmlNode *n);
-
-/* Trimmed copies of text, malloc'd (NULL when out of memory). */
-char *kr_xml_trim_dup(const char *s);
-
-/* Strict number syntax: the whole of `s` (surrounding blanks allowed) is one decimal integer /
- * one finite floating-point number.  Return false otherwise (or on overflow). */
-bool kr_xml_parse_i64(const char *s, int64_t *out);
-bool kr_xml_parse_f64(const char *s, double *out);
+/* kr_xml_line, kr_xml_trim_dup, kr_xml_parse_i64/f64: xml_core.h (included above). */
 
 #endif

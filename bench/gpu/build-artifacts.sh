@@ -4,7 +4,7 @@
 # nor the korch sources (docs/Testing.md, "The GPU check").
 #
 #   sh bench/gpu/build-artifacts.sh OUT [--build DIR] [--gpu-arch sm_90] [--models DIR]
-#                                       [--no-conformance] [--dynamic-run]
+#                                       [--list FILE] [--no-conformance] [--dynamic-run]
 #
 # OUT (replaced) gets:
 #   bin/korch-run                 the runtime (libc, libdl, libxml2).  When the build's korch-run
@@ -29,13 +29,15 @@
 # and fails when OUT exceeds 64 MiB (the GPU machine's transfer limit).
 # --build DIR: the CMake build folder (default $KORCH_BUILD, else <source>/build); it must hold
 # korch-opt, korch-translate, korch-run and onnx-conformance (ninja korch-opt korch-translate
-# korch-run onnx-conformance).  A model that fails to compile is reported and left out; the exit
-# status is then 1, as it is when a conformance test fails unexpectedly.
+# korch-run onnx-conformance).  --list FILE: the ONNX node tests to compile (one directory name a
+# line; passed to onnx-conformance --list; default: its own, ../shared/conformance/...).  A model
+# that fails to compile is reported and left out; the exit status is then 1, as it is when a
+# conformance test fails unexpectedly.
 # Exit status: 0 all built, 1 something failed (OUT still usable for what was built), 2 usage.
 set -eu
 
 usage() {
-  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -45,6 +47,7 @@ build=${KORCH_BUILD:-$src/build}
 arch=sm_90
 models=${KORCH_SHARED_MODELS:-$src/../shared/models}
 conformance=yes
+conf_list=
 static_run=yes
 while [ $# -gt 0 ]; do
   case $1 in
@@ -54,6 +57,8 @@ while [ $# -gt 0 ]; do
     --gpu-arch=*) arch=${1#--gpu-arch=}; shift ;;
     --models) [ $# -ge 2 ] || usage; models=$2; shift 2 ;;
     --models=*) models=${1#--models=}; shift ;;
+    --list) [ $# -ge 2 ] || usage; conf_list=$2; shift 2 ;;
+    --list=*) conf_list=${1#--list=}; shift ;;
     --no-conformance) conformance=no; shift ;;
     --dynamic-run) static_run=no; shift ;;
     -h|--help) usage ;;
@@ -62,6 +67,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || usage
+if [ -n "$conf_list" ] && [ ! -f "$conf_list" ]; then
+  echo "build-artifacts.sh: --list: no file '$conf_list'" >&2; exit 2
+fi
 case $arch in
   sm_80|sm_86|sm_89|sm_90) ;;
   *) echo "build-artifacts.sh: --gpu-arch must be sm_80, sm_86, sm_89 or sm_90, not '$arch'" >&2; exit 2 ;;
@@ -133,7 +141,7 @@ if [ "$conformance" = yes ]; then
   rc=0
   # Race checks off: ctest onnx.conformance.scheduled runs them; here the plan is what is new.
   "$conf" --level=artifact --artifact-dir "$out/conformance" --gpu-arch "$arch" --no-simt-checks \
-    > "$tmp/conformance.log" 2>&1 || rc=$?
+    ${conf_list:+--list "$conf_list"} > "$tmp/conformance.log" 2>&1 || rc=$?
   tail -n 3 "$tmp/conformance.log"
   grep '^UNEXPECTED\|^SKIP' "$tmp/conformance.log" || true
   if [ "$rc" != 0 ]; then

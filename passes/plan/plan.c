@@ -169,8 +169,9 @@ done:
 kr_status kr_plan_buffers(kr_op *module, const kr_plan_options *options) {
   kr_plan_options o = options ? *options : kr_plan_default_options();
   if (!o.alignment) o.alignment = KR_PLAN_DEFAULT_ALIGNMENT;
-  if (o.alignment < 16 || (o.alignment & (o.alignment - 1)))
-    return kr_op_emit_error(module, "the plan alignment must be a power of two >= 16, got %lld",
+  /* 4096 (a page) bounds it: more buys nothing on a GPU and would let the aligned sizes overflow. */
+  if (o.alignment < 16 || o.alignment > 4096 || (o.alignment & (o.alignment - 1)))
+    return kr_op_emit_error(module, "the plan alignment must be a power of two in [16, 4096] (bytes), got %lld",
                             (long long)o.alignment);
   kr_status st = KR_SUCCESS;
   kr_block *mb = module->num_regions ? module->regions[0].first : NULL;
@@ -188,7 +189,7 @@ typedef struct plan_buffers_options {
 
 static const kr_pass_option plan_buffers_options_table[] = {
   {"alignment", KR_OPT_INT, offsetof(plan_buffers_options, alignment), "256",
-   "Alignment of every offset in bytes: a power of two >= 16 (256: cudaMalloc's)"},
+   "Alignment of every offset in bytes: a power of two in [16, 4096] (256: cudaMalloc's)"},
   {"reuse", KR_OPT_BOOL, offsetof(plan_buffers_options, reuse), "true",
    "Reuse the bytes of dead tensors; false gives every tensor its own range (the no-reuse baseline)"},
 };
@@ -197,6 +198,9 @@ static kr_status plan_buffers_run(kr_op *module, const void *options, kr_pass_ru
   const plan_buffers_options *po = options;
   kr_plan_options o = {po->alignment, po->reuse};
   (void)run;
+  /* 0 means "the default" to kr_plan_buffers only; as a pass option it is a mistake. */
+  if (!po->alignment)
+    return kr_op_emit_error(module, "plan-buffers: alignment must be a power of two in [16, 4096] (bytes), got 0");
   return kr_plan_buffers(module, &o);
 }
 

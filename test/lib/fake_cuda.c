@@ -16,7 +16,10 @@
  *   - cuEventElapsedTime returns 1, 2, 3, ... ms on successive calls (deterministic timing).
  * $FAKE_CUDA_FAIL=<function name> (cuInit, cuMemAlloc, cuLaunchKernel, ...; the unversioned
  * name) makes that function fail with CUDA_ERROR_LAUNCH_FAILED.  $FAKE_CUDA_LOG=1 prints every
- * launch to stderr ("fake_cuda: launch NAME grid x,y,z block x,y,z shared N args A"). */
+ * launch to stderr ("fake_cuda: launch NAME grid x,y,z block x,y,z shared N args A");
+ * $FAKE_CUDA_TRACE=1 prints every host-to-device copy ("fake_cuda: HtoD N bytes") and event
+ * record ("fake_cuda: event record"), so a test can see where copies fall relative to the
+ * timed interval. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -190,6 +193,7 @@ EXPORT kr_cu_result cuMemFree_v2(kr_cu_deviceptr p) {
 EXPORT kr_cu_result cuMemcpyHtoD_v2(kr_cu_deviceptr dst, const void *src, size_t bytes) {
   FAIL_IF_ASKED("cuMemcpyHtoD");
   if (!inside(dst, bytes)) return KR_CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (getenv("FAKE_CUDA_TRACE")) fprintf(stderr, "fake_cuda: HtoD %zu bytes\n", bytes);
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return 0;
 }
@@ -313,6 +317,7 @@ EXPORT kr_cu_result cuEventDestroy_v2(kr_cu_event e) {
 EXPORT kr_cu_result cuEventRecord(kr_cu_event e, kr_cu_stream stream) {
   FAIL_IF_ASKED("cuEventRecord");
   (void)stream;
+  if (getenv("FAKE_CUDA_TRACE")) fprintf(stderr, "fake_cuda: event record\n");
   e->recorded = 1;
   return 0;
 }

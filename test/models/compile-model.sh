@@ -14,6 +14,8 @@
 # Usage: compile-model.sh KORCH_COMPILE KORCH_INTERP KORCH_RUN MODELS_DIR NAME WORK_DIR
 # Exit status: 0 pass, 1 fail, 77 skipped (no model folder, or a tool not built).
 set -u
+# shellcheck source=reference-args.sh
+. "$(dirname "${BASH_SOURCE[0]}")/reference-args.sh"
 compile=$1 interp=$2 run=$3 models=$4 name=$5 work=$6
 tol=1e-4
 for tool in "$compile" "$interp" "$run"; do
@@ -48,21 +50,7 @@ if [ -n "$ptxas" ] && [ "$with_regs" != "$kernels" ]; then
 fi
 [ "$kernels" -gt 0 ] || { echo "FAIL: the artifact of $name has no kernel"; exit 1; }
 
-args=()
-k=0
-while [ -f "$models/$base.input_$k.npy" ]; do
-  args+=(--input "#$k=$models/$base.input_$k.npy")
-  k=$((k + 1))
-done
-k=0
-while [ -f "$models/$base.output_$k.npy" ]; do
-  args+=(--expect "#$k=$models/$base.output_$k.npy")
-  k=$((k + 1))
-done
-if [ "$k" = 0 ]; then
-  echo "FAIL: no reference output $models/$base.output_0.npy"
-  exit 1
-fi
+reference_args "$models" "$base"
 echo "== interpret model.kir (pass: max|y-ref|/max|ref| <= $tol per output)"
 if ! "$interp" "$out/model.kir" "${args[@]}" --no-simt-checks --scaled-tol "$tol" --time; then
   echo "FAIL: $name (korch-compile's model.kir) does not match its reference within $tol"

@@ -35,6 +35,8 @@
 #        [prim|kernel|scheduled|planned KORCH_OPT | artifact KORCH_OPT KORCH_RUN]
 # Exit status: 0 pass, 1 fail, 77 skipped (no model folder, or a tool not built).
 set -u
+# shellcheck source=reference-args.sh
+. "$(dirname "${BASH_SOURCE[0]}")/reference-args.sh"
 translate=$1 interp=$2 check=$3 models=$4 name=$5 work=$6
 level=${7:-op} opt=${8:-} run=${9:-}
 pipeline=${KORCH_PRIM_PIPELINE:-op-to-prim,canonicalize}
@@ -177,21 +179,7 @@ if [ "$level" = artifact ]; then
   exit 0
 fi
 
-args=()
-k=0
-while [ -f "$models/$base.input_$k.npy" ]; do
-  args+=(--input "#$k=$models/$base.input_$k.npy")
-  k=$((k + 1))
-done
-k=0
-while [ -f "$models/$base.output_$k.npy" ]; do
-  args+=(--expect "#$k=$models/$base.output_$k.npy")
-  k=$((k + 1))
-done
-if [ "$k" = 0 ]; then
-  echo "FAIL: no reference output $models/$base.output_0.npy"
-  exit 1
-fi
+reference_args "$models" "$base"
 
 echo "== interpret (pass: max|y-ref|/max|ref| <= $tol per output)"
 simt=()

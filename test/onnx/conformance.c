@@ -760,7 +760,7 @@ int main(int argc, char **argv) {
         free_names(tests, ntests);
         return SKIP;
       }
-      o.ptxas = strdup(found);
+      o.ptxas = found; /* a static buffer (korch/nvptx.h) */
     }
     if (mkdir(o.artifact_dir, 0777) != 0 && errno != EEXIST) {
       fprintf(stderr, "onnx-conformance: cannot create %s: %s\n", o.artifact_dir, strerror(errno));

@@ -122,7 +122,11 @@ START_TEST(bad_alignment) {
   kr_plan_options o = kr_plan_default_options();
   o.alignment = 24;
   ck_assert_int_eq(kr_plan_buffers(m, &o), KR_FAILURE);
-  ck_assert(strstr(last_error, "power of two >= 16, got 24") != NULL);
+  ck_assert(strstr(last_error, "power of two in [16, 4096] (bytes), got 24") != NULL);
+  ck_assert(!kr_plan_is_planned(unit_func_named(m, "main")));
+  o.alignment = 8192; /* a power of two, above the page the plan allows */
+  ck_assert_int_eq(kr_plan_buffers(m, &o), KR_FAILURE);
+  ck_assert(strstr(last_error, "power of two in [16, 4096] (bytes), got 8192") != NULL);
   ck_assert(!kr_plan_is_planned(unit_func_named(m, "main")));
 }
 END_TEST

@@ -21,7 +21,7 @@ typedef enum kc_stage {
   KC_CANDIDATES,  /* --emit-candidates (0 when not asked for) */
   KC_CODEGEN,     /* PTX, weights and plan of the artifact (kr_artifact_write less ptxas) */
   KC_PTXAS,       /* ptxas, CPU time of the child processes */
-  KC_DOT,         /* graph.svg: Graphviz dot, at most 10 s */
+  KC_DOT,         /* graph.svg: waiting for Graphviz dot (started after orchestrate, at most 10 s) */
   KC_WRITE,       /* model.kir, report.txt, moving the files into OUTDIR */
   KC_NUM_STAGES
 } kc_stage;
@@ -90,6 +90,7 @@ typedef struct kc_report_input {
   long peak_rss_kib;
   unsigned num_candidates; /* --emit-candidates count */
   bool emit_candidates;
+  const char *svg_note; /* why there is no graph.svg ("graph.svg skipped: N nodes; ..."), or NULL */
 } kc_report_input;
 
 /* Writes report.txt's text (docs/Compile.md "report.txt") into `os`.  Reads the staged plan back

@@ -7,9 +7,9 @@
  * compiled artifact (model.ptx, model.plan.xml, model.weights: docs/PlanFormat.md), the final
  * planned IR (model.kir, which korch-interp runs), report.txt, graph.dot and graph.svg.
  *
- * Everything is produced in a staging folder beside OUTDIR (`.<name>.korch-compile-XXXXXX` in its
- * parent) and moved into OUTDIR (rename, same file system) only after every step succeeded, so a
- * failed compile leaves OUTDIR as it was.  Exit status: 0 success, 1 compile error (diagnostics
+ * Everything is produced in a staging folder beside OUTDIR (`.korch-compile-XXXXXX` in its
+ * parent) and moved into OUTDIR (rename, same file system) only after every step succeeded, all
+ * or nothing (staging_publish), so a failed compile leaves OUTDIR as it was.  Exit status: 0 success, 1 compile error (diagnostics
  * "file:line:col: error: ..." on standard error), 2 bad command line. */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +34,7 @@
 #include "korch/target.h"
 #include "support/file_io.h"
 #include "support/flag_value.h"
+#include "support/input_shape.h"
 
 extern char **environ;
 
@@ -59,18 +60,19 @@ static void usage(FILE *f) {
           "when Graphviz 'dot' is on PATH).  OUTDIR is created when missing (its parent must exist); on\n"
           "any error nothing in it changes.\n\n"
           "Options:\n"
-          "  -o OUTDIR                 the output directory (required)\n"
+          "  -o OUTDIR                 the output directory (required, once; also -oOUTDIR or -o=OUTDIR)\n"
           "  --target NAME|FILE        GPU target of the cost model and the artifact: a100, h100, h200, v100\n"
           "                            or a target XML file (default: the module's korch.target, else h200)\n"
           "  --gpu-arch sm_XX          PTX target: sm_80, sm_86, sm_89 or sm_90 (default: the target's)\n"
           "  --input-shape NAME=DIMS   fix the shape of ONNX graph input NAME, e.g. x=1x3x224x224 ('scalar'\n"
           "                            for rank 0); ONNX input only (repeatable)\n"
           "  --pipeline STR            run this pass pipeline instead of the default (before the artifact)\n"
-          "  --print-pipeline          print the default pipeline and exit\n"
-          "  --time-limit S            seconds per region for orchestrate's BLP (orchestrate's time-limit)\n"
+          "  --print-pipeline          print the default pipeline and exit (not with --pipeline)\n"
+          "  --time-limit S            seconds per region for orchestrate's BLP (orchestrate's time-limit;\n"
+          "                            0: no limit, the BLP is solved to optimality)\n"
           "  --profile-db FILE         measured kernel times (korch-run --profile) for orchestrate and schedule\n"
           "  --emit-candidates DIR     also write one artifact per candidate kernel of the primitive-level\n"
-          "                            module into DIR, for korch-run --profile on a GPU\n"
+          "                            module into DIR, for korch-run --profile on a GPU (without ptxas)\n"
           "  --save-ir                 also write model.op.kir, model.prim.kir and model.kernel.kir (the\n"
           "                            levels the compile passed through)\n"
           "  --no-ptxas                do not run ptxas (no register/spill figures in the plan)\n"
@@ -87,39 +89,6 @@ static int bad_usage(const char *fmt, const char *arg) {
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\nTry: '%s --help'\n", TOOL);
   return 2;
-}
-
-/* "1x3x224x224" / "scalar" (as korch-translate --input-shape). */
-static bool parse_dims(const char *s, kr_onnx_input_shape *out) {
-  int64_t *d = calloc(KR_OP_MAX_RANK, sizeof *d);
-  unsigned rank = 0;
-  if (!d) return false;
-  if (!strcmp(s, "scalar")) {
-    out->dims = d;
-    out->rank = 0;
-    return true;
-  }
-  while (*s) {
-    if (rank == KR_OP_MAX_RANK || *s < '0' || *s > '9') goto fail;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || v < 0) goto fail;
-    d[rank++] = v;
-    s = end;
-    if (*s == 'x') {
-      if (!*++s) goto fail;
-    } else if (*s) {
-      goto fail;
-    }
-  }
-  if (!rank) goto fail;
-  out->dims = d;
-  out->rank = rank;
-  return true;
-fail:
-  free(d);
-  return false;
 }
 
 static void free_options(options *o) {
@@ -146,35 +115,36 @@ static int parse_args(int argc, char **argv, options *o) {
       return 0;
     } else if (!strcmp(a, "-o")) {
       if (i + 1 >= argc || !*argv[i + 1]) return bad_usage("'%s' needs a directory name", a);
+      if (o->outdir) return bad_usage("-o given twice (first '%s')", o->outdir);
       o->outdir = argv[++i];
     } else if (!strncmp(a, "-o", 2) && a[2] && a[2] != '-') {
-      o->outdir = a + 2;
+      /* -oDIR, and -o=DIR as korch-opt (LLVM's command line) and korch-translate read it: DIR,
+       * not a directory named "=DIR". */
+      if (o->outdir) return bad_usage("-o given twice (first '%s')", o->outdir);
+      o->outdir = a + 2 + (a[2] == '=');
+      if (!*o->outdir) return bad_usage("'%s' needs a directory name", a);
     } else if ((v = flag_value(argc, argv, &i, "--target"))) {
       if (!*v) return bad_usage("--target expects a target name or file%s", "");
       /* A built-in name is checked here (a bad one is a bad command line); a file when loaded. */
-      bool known = strchr(v, '/') || ends_with(v, ".xml");
+      bool known = strchr(v, '/') || ends_with(v, ".xml") || !access(v, F_OK); /* any existing file */
       for (const char *const *n = kr_target_builtin_names(); !known && *n; n++) known = !strcmp(*n, v);
       if (!known)
         return bad_usage("--target expects a built-in target (a100, h100, h200, v100) or an XML file, got '%s'", v);
       o->target = v;
     } else if ((v = flag_value(argc, argv, &i, "--gpu-arch"))) {
+      if (!*v) return bad_usage("--gpu-arch needs a value: sm_80, sm_86, sm_89 or sm_90%s", "");
       if (strcmp(v, "sm_80") && strcmp(v, "sm_86") && strcmp(v, "sm_89") && strcmp(v, "sm_90"))
         return bad_usage("--gpu-arch expects sm_80, sm_86, sm_89 or sm_90, got '%s'", v);
       o->gpu_arch = v;
     } else if ((v = flag_value(argc, argv, &i, "--input-shape"))) {
-      const char *eq = strrchr(v, '=');
-      kr_onnx_input_shape s = {0};
-      if (!eq || eq == v || !parse_dims(eq + 1, &s))
-        return bad_usage("--input-shape expects NAME=DIMS such as x=1x3x224x224, got '%s'", v);
-      s.name = strndup(v, (size_t)(eq - v));
-      for (unsigned k = 0; k < o->num_shapes; k++)
-        if (!strcmp(o->shapes[k].name, s.name)) {
-          int rc = bad_usage("--input-shape %s: given twice", s.name);
-          free((void *)s.name), free((void *)s.dims);
-          return rc;
-        }
+      kr_onnx_input_shape s;
+      char msg[512];
+      if (!kr_tool_parse_input_shape(v, o->shapes, o->num_shapes, &s, msg, sizeof msg)) return bad_usage("%s", msg);
       kr_onnx_input_shape *ns = realloc(o->shapes, (o->num_shapes + 1) * sizeof *ns);
-      if (!ns) return bad_usage("out of memory%s", "");
+      if (!ns) {
+        free((void *)s.name), free((void *)s.dims);
+        return bad_usage("out of memory%s", "");
+      }
       o->shapes = ns;
       o->shapes[o->num_shapes++] = s;
     } else if ((v = flag_value(argc, argv, &i, "--pipeline"))) {
@@ -192,6 +162,9 @@ static int parse_args(int argc, char **argv, options *o) {
       o->profile_db = v;
     } else if ((v = flag_value(argc, argv, &i, "--emit-candidates"))) {
       if (!*v) return bad_usage("--emit-candidates expects a directory name%s", "");
+      struct stat st;
+      if (!stat(v, &st) && !S_ISDIR(st.st_mode))
+        return bad_usage("--emit-candidates expects a directory: '%s' exists and is not one", v);
       o->emit_candidates = v;
     } else if (!strcmp(a, "--print-pipeline")) {
       o->print_pipeline = true;
@@ -210,6 +183,10 @@ static int parse_args(int argc, char **argv, options *o) {
       o->input = a;
     }
   }
+  /* --print-pipeline prints the default pipeline only: with --pipeline it would print something
+   * other than what runs (docs/Compile.md). */
+  if (o->print_pipeline && o->pipeline)
+    return bad_usage("--print-pipeline prints the default pipeline; it does not combine with --pipeline%s", "");
   if (o->print_pipeline) return 0;
   if (!o->input) return bad_usage("no input file given (%s)", "korch-compile model.onnx -o OUTDIR");
   if (!o->outdir) return bad_usage("no output directory given (%s)", "-o OUTDIR");
@@ -290,6 +267,7 @@ typedef struct staging {
   char *outdir; /* OUTDIR without trailing slashes */
   char *dir;    /* the staging folder */
   bool produced[F_NUM];
+  bool keep; /* a backup could not be restored: the staging folder stays, holding it */
 } staging;
 
 static bool staging_create(staging *s, const char *outdir) {
@@ -303,6 +281,11 @@ static bool staging_create(staging *s, const char *outdir) {
     fprintf(stderr, "%s: error: cannot write '%s': it exists and is not a directory\n", TOOL, s->outdir);
     return false;
   }
+  if (!lstat(s->outdir, &st) && S_ISLNK(st.st_mode) && stat(s->outdir, &st)) {
+    fprintf(stderr, "%s: error: cannot write '%s': it is a symbolic link to nothing (a dangling link)\n", TOOL,
+            s->outdir);
+    return false;
+  }
   const char *slash = strrchr(s->outdir, '/');
   const char *base = slash ? slash + 1 : s->outdir;
   char parent[4096];
@@ -312,10 +295,19 @@ static bool staging_create(staging *s, const char *outdir) {
     snprintf(parent, sizeof parent, "/");
   else
     snprintf(parent, sizeof parent, "%.*s", (int)(slash - s->outdir), s->outdir);
-  size_t cap = strlen(parent) + strlen(base) + 40;
+  /* Checked before anything is compiled: OUTDIR (or its parent, when OUTDIR is to be created) must
+   * be writable, or the whole compile would be lost at the end. */
+  const char *need = stat(s->outdir, &st) ? parent : s->outdir;
+  if (access(need, W_OK)) {
+    fprintf(stderr, "%s: error: cannot write into '%s': %s\n", TOOL, need, strerror(errno));
+    return false;
+  }
+  (void)base;
+  /* A short name: OUTDIR's own name can be NAME_MAX (255) bytes long already. */
+  size_t cap = strlen(parent) + 40;
   s->dir = malloc(cap);
   if (!s->dir) return false;
-  snprintf(s->dir, cap, "%s/.%s.korch-compile-XXXXXX", parent, base);
+  snprintf(s->dir, cap, "%s/.korch-compile-XXXXXX", parent);
   if (!mkdtemp(s->dir)) {
     fprintf(stderr, "%s: error: cannot create a staging folder for '%s' in '%s': %s\n", TOOL, s->outdir, parent,
             strerror(errno));
@@ -334,7 +326,12 @@ static void staging_remove(staging *s) {
       if (p) unlink(p);
       free(p);
     }
-    if (rmdir(s->dir))
+    char *log = join(s->dir, DOT_LOG); /* a graph.svg render that was stopped */
+    if (log) unlink(log);
+    free(log);
+    if (s->keep)
+      fprintf(stderr, "%s: warning: the staging folder '%s' is kept: it holds old files\n", TOOL, s->dir);
+    else if (rmdir(s->dir))
       fprintf(stderr, "%s: warning: could not remove the staging folder '%s': %s\n", TOOL, s->dir, strerror(errno));
   }
   free(s->dir);
@@ -342,58 +339,105 @@ static void staging_remove(staging *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* The staged backup of OUTDIR's file i while it is being replaced ("old.<name>"; malloc'd). */
+static char *backup_path(const staging *s, unsigned i) {
+  size_t n = strlen(s->dir) + strlen(out_files[i]) + 8;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/old.%s", s->dir, out_files[i]);
+  return p;
+}
+
 /* Moves the staged files into OUTDIR (created when missing) and removes korch-compile's files
  * there that this compile did not produce (a graph.svg of an earlier compile would not match the
- * new graph.dot).  Renames within one file system: each file is replaced atomically. */
+ * new graph.dot).  All or nothing: every destination is checked first (one that exists and is
+ * not a regular file, a directory named report.txt say, fails before anything moves); then each
+ * old file is renamed into the staging folder as a backup before the new one takes its place,
+ * and when a rename still fails the moves done so far are undone and the backups restored.
+ * Renames within one file system (the staging folder is in OUTDIR's parent). */
 static bool staging_publish(staging *s) {
-  if (mkdir(s->outdir, 0777) && errno != EEXIST) {
-    fprintf(stderr, "%s: error: cannot create '%s': %s\n", TOOL, s->outdir, strerror(errno));
-    return false;
+  bool created = false;
+  if (mkdir(s->outdir, 0777)) {
+    if (errno != EEXIST) {
+      fprintf(stderr, "%s: error: cannot create '%s': %s\n", TOOL, s->outdir, strerror(errno));
+      return false;
+    }
+  } else {
+    created = true;
   }
-  bool ok = true;
+  char *to[F_NUM] = {0}, *from[F_NUM] = {0}, *old[F_NUM] = {0};
+  bool had[F_NUM] = {0}, moved[F_NUM] = {0}, backup[F_NUM] = {0}, ok = true;
   for (unsigned i = 0; i < F_NUM && ok; i++) {
-    char *from = join(s->dir, out_files[i]), *to = join(s->outdir, out_files[i]);
-    if (!from || !to) {
+    to[i] = join(s->outdir, out_files[i]), from[i] = join(s->dir, out_files[i]), old[i] = backup_path(s, i);
+    struct stat st;
+    if (!to[i] || !from[i] || !old[i]) {
+      fprintf(stderr, "%s: error: out of memory\n", TOOL);
       ok = false;
-    } else if (s->produced[i]) {
-      if (rename(from, to)) {
-        fprintf(stderr, "%s: error: cannot move '%s' to '%s': %s\n", TOOL, from, to, strerror(errno));
+    } else if (!lstat(to[i], &st)) {
+      had[i] = true;
+      if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr, "%s: error: cannot replace '%s': it exists and is not a regular file (nothing was moved)\n",
+                TOOL, to[i]);
         ok = false;
       }
-    } else if (unlink(to) && errno != ENOENT) {
-      fprintf(stderr, "%s: warning: cannot remove the stale '%s': %s\n", TOOL, to, strerror(errno));
+    } else if (errno != ENOENT) {
+      fprintf(stderr, "%s: error: cannot write '%s': %s\n", TOOL, to[i], strerror(errno));
+      ok = false;
     }
-    free(from);
-    free(to);
   }
+  /* Old files to backups, new files in. */
+  for (unsigned i = 0; i < F_NUM && ok; i++) {
+    if (had[i]) {
+      if (rename(to[i], old[i])) {
+        fprintf(stderr, "%s: error: cannot move '%s' aside: %s\n", TOOL, to[i], strerror(errno));
+        ok = false;
+        break;
+      }
+      backup[i] = true;
+    }
+    if (s->produced[i]) {
+      if (rename(from[i], to[i])) {
+        fprintf(stderr, "%s: error: cannot move '%s' to '%s': %s\n", TOOL, from[i], to[i], strerror(errno));
+        ok = false;
+        break;
+      }
+      moved[i] = true;
+    }
+  }
+  if (!ok) { /* Undo in reverse: each new file back to the staging folder, each old one back. */
+    for (unsigned k = F_NUM; k-- > 0;) {
+      if (moved[k] && rename(to[k], from[k]))
+        fprintf(stderr, "%s: warning: cannot move '%s' back: %s\n", TOOL, to[k], strerror(errno));
+      if (backup[k] && rename(old[k], to[k])) {
+        fprintf(stderr, "%s: warning: cannot restore '%s' (the old file is '%s', kept): %s\n", TOOL, to[k],
+                old[k], strerror(errno));
+        s->keep = true;
+      }
+    }
+    if (created) rmdir(s->outdir);
+  } else {
+    for (unsigned k = 0; k < F_NUM; k++)
+      if (backup[k] && unlink(old[k]))
+        fprintf(stderr, "%s: warning: cannot remove '%s': %s\n", TOOL, old[k], strerror(errno));
+  }
+  for (unsigned i = 0; i < F_NUM; i++) free(to[i]), free(from[i]), free(old[i]);
   return ok;
 }
 
-/* Prints `module` into the staged file `f` (atomically, korch/file.h). */
-static bool stage_module(staging *s, unsigned f, kr_op *module) {
+/* Writes the staged file `f` atomically (korch/file.h): `module` printed when it is not NULL,
+ * else text[0..len).  An error is reported on stderr (false). */
+static bool stage_file(staging *s, unsigned f, kr_op *module, const char *text, size_t len) {
   char *path = join(s->dir, out_files[f]);
-  kr_file_output out;
+  kr_file_output out = {0};
   int err = path ? kr_file_output_open(&out, path) : ENOMEM;
-  if (!err) {
+  if (!err && module) {
     kr_ostream os;
     kr_ostream_init_file(&os, out.file);
     kr_print_flags flags = {.generic = false, .debuginfo = false, .hex_threshold = 0};
     kr_op_print(module, &os, &flags);
     if (!kr_ostream_close(&os)) err = EIO;
-    if (!err) err = kr_file_output_commit(&out, false);
+  } else if (!err && len && fwrite(text, 1, len, out.file) != len) {
+    err = errno ? errno : EIO;
   }
-  if (err) fprintf(stderr, "%s: error: cannot write '%s': %s\n", TOOL, path ? path : out_files[f], strerror(err));
-  kr_file_output_abort(&out);
-  free(path);
-  if (!err) s->produced[f] = true;
-  return !err;
-}
-
-static bool stage_text(staging *s, unsigned f, const char *text, size_t len) {
-  char *path = join(s->dir, out_files[f]);
-  kr_file_output out;
-  int err = path ? kr_file_output_open(&out, path) : ENOMEM;
-  if (!err && len && fwrite(text, 1, len, out.file) != len) err = errno ? errno : EIO;
   if (!err) err = kr_file_output_commit(&out, false);
   if (err) fprintf(stderr, "%s: error: cannot write '%s': %s\n", TOOL, path ? path : out_files[f], strerror(err));
   kr_file_output_abort(&out);
@@ -402,15 +446,62 @@ static bool stage_text(staging *s, unsigned f, const char *text, size_t len) {
   return !err;
 }
 
-/* graph.svg from graph.dot with Graphviz, when `dot` is on PATH; any failure is a warning that
- * quotes dot's first line of complaint (its standard error goes to a staged file: on large graphs
- * dot can print thousands of lines). */
-static void stage_svg(staging *s, bool verbose) {
+static bool stage_module(staging *s, unsigned f, kr_op *module) { return stage_file(s, f, module, NULL, 0); }
+static bool stage_text(staging *s, unsigned f, const char *text, size_t len) { return stage_file(s, f, NULL, text, len); }
+
+/* graph.svg from graph.dot with Graphviz, when `dot` is on PATH.  Started in the background as
+ * soon as orchestrate wrote graph.dot (svg_start), so that its layout overlaps scheduling, code
+ * generation and ptxas; svg_finish waits for it (at most DOT_TIME_LIMIT_S from its start).  A
+ * graph of more than DOT_MAX_NODES nodes is not rendered at all: dot's clustered layout grows
+ * much faster than linearly (measured here, Graphviz 2.43: bert_encoder_2l 214 nodes 2.0 s,
+ * mobilenet_v2 364 nodes 1.1 s, efficientvit_like 411 nodes 2.0 s; style_transfer_candy 461 nodes
+ * > 20 s, segformer_like 675 > 30 s, yolo_like 781 > 60 s), so report.txt and -v say how to
+ * render it by hand instead.  Any failure is a
+ * warning that quotes dot's first line of complaint (its standard error goes to a staged file: on
+ * large graphs dot can print thousands of lines). */
+enum { DOT_MAX_NODES = 450 };
+
+typedef struct svg_job {
+  pid_t pid; /* > 0 while dot runs */
+  double start;
+  char note[160]; /* why there is no graph.svg, for report.txt ("" when there is one) */
+} svg_job;
+
+/* Whether text[0..len) holds `needle` (memmem is a GNU extension). */
+static bool span_has(const char *text, size_t len, const char *needle) {
+  size_t m = strlen(needle);
+  for (size_t i = 0; i + m <= len; i++)
+    if (!memcmp(text + i, needle, m)) return true;
+  return false;
+}
+
+/* The nodes of graph.dot: its lines "name [label=...]" (edges hold "->"). */
+static unsigned dot_nodes(const char *text) {
+  unsigned n = 0;
+  for (const char *l = text; l && *l;) {
+    const char *e = strchr(l, '\n');
+    size_t len = e ? (size_t)(e - l) : strlen(l);
+    if (span_has(l, len, " [label=") && !span_has(l, len, "->")) n++;
+    l = e ? e + 1 : NULL;
+  }
+  return n;
+}
+
+static void svg_start(staging *s, svg_job *j, bool verbose) {
+  memset(j, 0, sizeof *j);
   char *dot = join(s->dir, out_files[F_DOT]), *svg = join(s->dir, out_files[F_SVG]);
   char *log = join(s->dir, DOT_LOG);
+  char *text = dot ? slurp(dot) : NULL;
   posix_spawn_file_actions_t fa;
   bool fa_ok = false;
-  if (!dot || !svg || !log) goto done;
+  if (!text || !svg || !log) goto done;
+  unsigned nodes = dot_nodes(text);
+  if (nodes > DOT_MAX_NODES) {
+    snprintf(j->note, sizeof j->note, "graph.svg skipped: %u nodes; render with: dot -Tsvg -Gnewrank=true graph.dot",
+             nodes);
+    if (verbose) fprintf(stderr, "%s: %s\n", TOOL, j->note);
+    goto done;
+  }
   /* newrank: Graphviz 2.43 fails on some clustered graphs ("trouble in init_rank") without it. */
   char *argv[] = {"dot", "-Tsvg", "-Gnewrank=true", "-o", svg, dot, NULL};
   fa_ok = !posix_spawn_file_actions_init(&fa);
@@ -421,55 +512,74 @@ static void stage_svg(staging *s, bool verbose) {
   pid_t pid;
   if (!err) err = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
   if (err == ENOENT) {
+    snprintf(j->note, sizeof j->note, "no graph.svg: Graphviz 'dot' is not on PATH");
     if (verbose) fprintf(stderr, "%s: Graphviz 'dot' is not on PATH: no graph.svg\n", TOOL);
-    goto done;
+  } else if (err) {
+    snprintf(j->note, sizeof j->note, "no graph.svg: dot could not be started");
+    fprintf(stderr, "%s: warning: 'dot -Tsvg -Gnewrank=true' could not be started (%s): no graph.svg\n", TOOL,
+            strerror(err));
+  } else {
+    j->pid = pid;
+    j->start = now();
   }
-  /* Graphviz's layout can take minutes on a large network: give up after DOT_TIME_LIMIT_S. */
-  int status = 0;
-  bool timed_out = false;
-  if (!err) {
-    double t0 = now();
-    pid_t r;
-    while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now() - t0 < DOT_TIME_LIMIT_S) {
-      struct timespec ts = {0, 10 * 1000 * 1000};
-      nanosleep(&ts, NULL);
-    }
-    if (r == 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      timed_out = true;
-    } else if (r < 0) {
-      err = errno;
-    }
+done:
+  if (fa_ok) posix_spawn_file_actions_destroy(&fa);
+  free(text), free(dot), free(svg), free(log);
+}
+
+/* Stops a dot still running (a failed compile). */
+static void svg_abort(svg_job *j) {
+  if (j->pid > 0) {
+    int status;
+    kill(j->pid, SIGKILL);
+    waitpid(j->pid, &status, 0);
+    j->pid = 0;
   }
-  if (timed_out) {
+}
+
+static void svg_finish(staging *s, svg_job *j) {
+  if (j->pid <= 0) return;
+  char *svg = join(s->dir, out_files[F_SVG]), *log = join(s->dir, DOT_LOG);
+  int status = 0, err = 0;
+  pid_t r;
+  /* Graphviz's layout can take minutes on a large network: give up DOT_TIME_LIMIT_S after it
+   * started. */
+  while ((r = waitpid(j->pid, &status, WNOHANG)) == 0 && now() - j->start < DOT_TIME_LIMIT_S) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  if (r == 0) {
+    svg_abort(j);
+    snprintf(j->note, sizeof j->note, "graph.svg stopped after %d s; render with: dot -Tsvg -Gnewrank=true graph.dot",
+             DOT_TIME_LIMIT_S);
     fprintf(stderr,
             "%s: warning: 'dot -Tsvg -Gnewrank=true' took longer than %d s and was stopped: no graph.svg (graph.dot "
             "is there to render)\n",
             TOOL, DOT_TIME_LIMIT_S);
-    unlink(svg);
+    if (svg) unlink(svg);
     goto done;
   }
+  if (r < 0) err = errno;
+  j->pid = 0;
   if (err || !WIFEXITED(status) || WEXITSTATUS(status)) {
-    char *text = err ? NULL : slurp(log);
+    char *text = err || !log ? NULL : slurp(log);
     char *nl = text ? strchr(text, '\n') : NULL;
     if (nl) *nl = 0;
+    snprintf(j->note, sizeof j->note, "no graph.svg: dot failed");
     fprintf(stderr, "%s: warning: 'dot -Tsvg -Gnewrank=true' failed (%s): no graph.svg\n", TOOL,
             err             ? strerror(err)
             : text && *text ? text
                             : "non-zero exit status");
     free(text);
-    unlink(svg);
+    if (svg) unlink(svg);
     goto done;
   }
   s->produced[F_SVG] = true;
 done:
-  if (fa_ok) posix_spawn_file_actions_destroy(&fa);
   if (log) unlink(log);
-  free(dot);
-  free(svg);
-  free(log);
+  free(svg), free(log);
 }
+
 
 /* ---- The compile ---------------------------------------------------------------------------- */
 
@@ -516,6 +626,8 @@ typedef struct compile {
   unsigned num_prims;
   unsigned num_candidates;
   char *user_pipeline; /* the pipeline as run, without korch-compile's file options */
+  svg_job svg;         /* graph.svg, rendered in the background */
+  bool svg_started;
 } compile;
 
 static void progress(compile *c, kc_stage s, const char *what, bool done, double secs) {
@@ -590,7 +702,9 @@ static bool at_prim_level(compile *c) {
   progress(c, KC_CANDIDATES, c->o->emit_candidates, false, 0);
   kr_artifact_options ao = kr_artifact_default_options();
   ao.nvptx.gpu_arch = c->o->gpu_arch;
-  ao.ptxas = c->o->no_ptxas ? "" : NULL;
+  /* No ptxas for the candidates: korch-run --profile loads each PTX through the driver, which
+   * compiles it anyway, and ptxas per candidate was most of the time (docs/Compile.md). */
+  ao.ptxas = "";
   bool ok = !KR_FAILED(kr_artifact_emit_candidates(c->module, c->o->emit_candidates, &ao, 0, 0, &c->num_candidates));
   c->seconds[KC_CANDIDATES] += now() - t0;
   progress(c, KC_CANDIDATES, NULL, true, now() - t0);
@@ -645,6 +759,13 @@ static bool run_pipeline(compile *c) {
     c->seconds[s] += now() - t0;
     progress(c, s, NULL, true, now() - t0);
     i = j;
+    struct stat sb;
+    char *dot_path = join(c->st.dir, out_files[F_DOT]);
+    if (ok && !c->svg_started && dot_path && !stat(dot_path, &sb)) { /* orchestrate wrote graph.dot */
+      c->st.produced[F_DOT] = c->svg_started = true;
+      svg_start(&c->st, &c->svg, c->o->verbose);
+    }
+    free(dot_path);
   }
   if (ok && !prim_done) ok = at_prim_level(c);
   if (ok && !kernel_done) ok = at_kernel_level(c);
@@ -671,12 +792,10 @@ static bool write_artifact(compile *c) {
 static bool write_outputs(compile *c) {
   char *orch_path = join(c->st.dir, ORCH_REPORT), *dot_path = join(c->st.dir, out_files[F_DOT]);
   char *orch = orch_path ? slurp(orch_path) : NULL;
-  struct stat sb;
-  if (dot_path && !stat(dot_path, &sb)) {
+  if (c->svg_started && c->svg.pid > 0) { /* the time spent waiting for dot after everything else */
     double t1 = now();
-    progress(c, KC_DOT, "dot -Tsvg", false, 0);
-    c->st.produced[F_DOT] = true;
-    stage_svg(&c->st, c->o->verbose);
+    progress(c, KC_DOT, "waiting for dot -Tsvg", false, 0);
+    svg_finish(&c->st, &c->svg);
     c->seconds[KC_DOT] += now() - t1;
     progress(c, KC_DOT, NULL, true, now() - t1);
   }
@@ -700,7 +819,8 @@ static bool write_outputs(compile *c) {
                           .total_seconds = now() - c->start,
                           .peak_rss_kib = peak_rss_kib(),
                           .num_candidates = c->num_candidates,
-                          .emit_candidates = c->o->emit_candidates != NULL};
+                          .emit_candidates = c->o->emit_candidates != NULL,
+                          .svg_note = c->svg.note[0] ? c->svg.note : NULL};
     kr_ostream os;
     kr_ostream_init_mem(&os);
     char err[2048];
@@ -730,6 +850,48 @@ static void print_timing(const compile *c) {
   fprintf(stderr, "  %-22s %10.1f MiB\n", "peak RSS", peak_rss_kib() / 1024.0);
 }
 
+/* Diagnostics: those about the model print as usual ("file:line:col: error: ..." with the source
+ * line); those the libraries report at loc(unknown) or at the module itself are about the command
+ * line, the target, the profile database, ptxas or the output directory, not about the model's
+ * first line, and print as "korch-compile: error: ...". */
+typedef struct diag_router {
+  kr_op *module;
+} diag_router;
+
+static void route_diag(const kr_diagnostic *d, void *user) {
+  diag_router *r = user;
+  bool tool_level = (d->loc->kind == KR_ATTR_LOCATION && d->loc->u.loc.kind == KR_LOC_UNKNOWN) ||
+                    (r->module && d->loc == r->module->loc);
+  if (!tool_level) {
+    kr_diag_print_handler(d, stderr);
+    return;
+  }
+  static const char *const sev[] = {"error", "warning", "remark", "note"};
+  fprintf(stderr, "%s: %s: %s\n", TOOL, sev[d->severity], d->message ? d->message : "");
+  for (const kr_diagnostic *n = d->notes; n; n = n->next) fprintf(stderr, "%s: note: %s\n", TOOL, n->message);
+}
+
+/* The PTX architecture the artifact will be for, checked before anything is compiled: --gpu-arch
+ * (checked when parsed), else the target's (--target, else the module's korch.target, else h200),
+ * by the rule of kr_nvptx_resolve_arch (korch/nvptx.h): sm_80, sm_86, sm_89, sm_90.  A target
+ * such as v100 (sm_70) is a cost model only. */
+static bool check_arch(kr_context *ctx, kr_op *module, const char *target_name, const char *gpu_arch, bool *usage) {
+  *usage = false;
+  if (gpu_arch) return true;
+  kr_target t;
+  if (KR_FAILED(target_name ? kr_target_load(ctx, target_name, kr_loc_unknown(ctx), &t) : kr_target_of_module(module, &t)))
+    return false;
+  static const char *const ok[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
+  for (unsigned i = 0; i < 4; i++)
+    if (!strcmp(t.arch, ok[i])) return true;
+  fprintf(stderr,
+          "%s: error: the target '%s' has GPU architecture '%s', for which no code is generated (a cost model only): "
+          "give --gpu-arch sm_80, sm_86, sm_89 or sm_90\n",
+          TOOL, target_name ? target_name : t.name, t.arch);
+  *usage = target_name != NULL;
+  return false;
+}
+
 static int run_compile(const options *o) {
   compile c;
   memset(&c, 0, sizeof c);
@@ -740,8 +902,20 @@ static int run_compile(const options *o) {
     return 1;
   }
   c.ctx = kr_context_create();
-  kr_context_set_diag_handler(c.ctx, kr_diag_print_handler, stderr);
+  diag_router router = {0};
+  kr_context_set_diag_handler(c.ctx, route_diag, &router);
   bool ok = !KR_FAILED(kr_register_core_dialects(c.ctx)) && !KR_FAILED(kr_register_core_passes(c.ctx));
+  if (ok && o->target) {
+    /* The command line's target before the model is read: a bad file or a cost-model-only arch
+     * is a command-line problem (exit 2). */
+    bool usage = false;
+    if (!check_arch(c.ctx, NULL, o->target, o->gpu_arch, &usage)) {
+      kr_context_destroy(c.ctx);
+      staging_remove(&c.st);
+      if (usage) fprintf(stderr, "Try: '%s --help'\n", TOOL);
+      return usage ? 2 : 1;
+    }
+  }
   if (ok && o->pipeline) {
     /* A pipeline the pass manager rejects is a bad command line (exit 2); diagnostics point into
      * the text as given. */
@@ -756,6 +930,11 @@ static int run_compile(const options *o) {
     }
   }
   if (ok) ok = import(&c);
+  if (ok) router.module = c.module;
+  if (ok && !o->target) {
+    bool usage;
+    ok = check_arch(c.ctx, c.module, NULL, o->gpu_arch, &usage); /* the module's korch.target */
+  }
   if (ok) {
     c.input_level = module_level(c.module);
     if (o->verbose) fprintf(stderr, "%s: the input is at the %s level\n", TOOL, level_names[c.input_level]);
@@ -772,8 +951,19 @@ static int run_compile(const options *o) {
   }
   if (ok && o->save_ir && c.input_level == L_OP) ok = stage_module(&c.st, F_OP_KIR, c.module);
   if (ok) ok = run_pipeline(&c);
+  if (ok) {
+    level l = module_level(c.module);
+    if (l != L_PLANNED) {
+      fprintf(stderr,
+              "%s: error: the pipeline stops at the %s level: the artifact needs the planned level, so a --pipeline "
+              "must end with plan-buffers (see --print-pipeline for the default one)\n",
+              TOOL, level_names[l]);
+      ok = false;
+    }
+  }
   if (ok) ok = write_artifact(&c);
   if (ok) ok = write_outputs(&c);
+  svg_abort(&c.svg); /* a failed compile: dot may still run */
   if (o->timing) print_timing(&c);
   staging_remove(&c.st);
   kr_context_destroy(c.ctx);
@@ -793,6 +983,10 @@ int main(int argc, char **argv) {
   } else if (!rc && o.print_pipeline) {
     printf("%s\n", kc_default_pipeline);
   } else if (!rc) {
+    /* orchestrate and schedule read a missing database as an empty one (docs/Compile.md). */
+    if (o.profile_db && access(o.profile_db, F_OK))
+      fprintf(stderr, "%s: warning: --profile-db '%s' does not exist: it is treated as an empty database\n", TOOL,
+              o.profile_db);
     rc = run_compile(&o);
   }
   free_options(&o);

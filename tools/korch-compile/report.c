@@ -172,6 +172,7 @@ bool kc_report_write(kr_ostream *os, const kc_report_input *in, char *err, size_
                     (unsigned long long)plan.no_reuse_bytes);
   kr_ostream_printf(os, "weights: %llu bytes\n", (unsigned long long)plan.weights_bytes);
   if (in->emit_candidates) kr_ostream_printf(os, "candidates written: %u\n", in->num_candidates);
+  if (in->svg_note) kr_ostream_printf(os, "%s\n", in->svg_note);
   kr_ostream_printf(os, "compile time: %.3f s (until the report); peak RSS: %.1f MiB\n", in->total_seconds,
                     in->peak_rss_kib / 1024.0);
 

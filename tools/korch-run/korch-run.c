@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "runtime.h"
 
@@ -29,7 +30,8 @@ static const char USAGE[] =
     "  --fill-inputs            inputs not given get deterministic values (floats in [-1, 1), integers 0)\n"
     "  --output NAME=FILE.npy   write output NAME (atomically)\n"
     "  --output-dir D           write every output as D/NAME.npy (characters other than letters,\n"
-    "                           digits, '-', '_' and '.' in NAME become '_')\n"
+    "                           digits, '-', '_' and '.' in NAME become '_'; D must exist; two\n"
+    "                           names that map to one file are an error before running)\n"
     "  --expect NAME=REF.npy    compare output NAME with a reference (exit 1 when it differs)\n"
     "  --rtol R, --atol A       tolerance |y - r| <= A + R*|r| per element (ONNX style; default\n"
     "                           1e-3 and 1e-7); integers and bools must be equal\n"
@@ -37,15 +39,17 @@ static const char USAGE[] =
     "  --bench N                time N runs with CUDA events after warm-up; print median/min/max ms\n"
     "  --warmup W               untimed runs before --bench (default 10)\n"
     "  --dry-run                no GPU: check the launches against the PTX .entry parameter lists,\n"
-    "                           region bounds, block/grid/shared-memory/register limits, the weights\n"
-    "                           file's size\n"
+    "                           region bounds, buffer lifetimes, block/grid/shared-memory/register\n"
+    "                           limits, the PTX header, the weights file's size, and the given\n"
+    "                           --input/--expect files' dtype and shape (excludes --bench, --output)\n"
     "  --device N               the CUDA device ordinal (default 0)\n"
     "  --check-list FILE        one process, one CUDA context, many artifacts: FILE lists one DIR per\n"
     "                           line (relative to FILE's directory; '#' comments); each DIR holds\n"
     "                           input_<i>.npy and the references output_<i>.npy; prints PASS/FAIL per\n"
     "                           DIR and a summary (with --dry-run: the dry-run checks of each DIR)\n"
     "  --profile DIR --db FILE  time every candidate artifact under DIR, record in the profile\n"
-    "                           database FILE (--bench N runs each, default 20)\n"
+    "                           database FILE (--bench N runs each, default 20); with --dry-run\n"
+    "                           (--db optional): the dry-run checks of every candidate, no write\n"
     "  --help                   this text\n"
     "\n"
     "ENVIRONMENT:\n"
@@ -190,11 +194,57 @@ static int parse_args(int argc, char **argv, options *o) {
   int modes = !!o->plan + !!o->check_list + !!o->profile_dir;
   if (modes == 0) return usage_error("%s", "no artifact given (DIR, DIR/model.plan.xml, --check-list or --profile)");
   if (modes > 1) return usage_error("%s", "give one of: an artifact, --check-list, --profile");
-  if (!!o->profile_dir != !!o->db) return usage_error("%s", "--profile DIR and --db FILE go together");
+  if (o->db && !o->profile_dir) return usage_error("%s", "--db FILE goes with --profile DIR");
+  if (o->profile_dir && !o->db && !o->dry_run)
+    return usage_error("%s", "--profile DIR needs --db FILE (only a --dry-run of the candidates goes without)");
+  /* Options a dry run would otherwise silently ignore. */
+  if (o->dry_run && o->bench) return usage_error("%s", "--bench times runs on a GPU: it excludes --dry-run");
+  if (o->dry_run && (o->num_outputs || o->output_dir))
+    return usage_error("%s", "--output/--output-dir write what a run computed: they exclude --dry-run");
   if ((o->check_list || o->profile_dir) && (o->num_inputs || o->num_outputs || o->num_expects || o->output_dir))
     return usage_error("%s", "--input/--output/--expect/--output-dir apply to a single artifact");
   if (o->output_dir && o->num_outputs) return usage_error("%s", "--output and --output-dir exclude each other");
   return 0;
+}
+
+/* D/NAME.npy for --output-dir: characters other than letters, digits, '-', '_' and '.' (not
+ * leading) become '_' (ONNX names may hold '/', PyTorch's "/layer/Add_output_0"). */
+static void output_file(const char *dir, const char *name, char *buf, size_t size) {
+  int w = snprintf(buf, size, "%s/", dir);
+  for (const char *c = name; *c && w + 5 < (int)size; c++)
+    buf[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+                       *c == '_' || (*c == '.' && c != name)
+                   ? *c
+                   : '_';
+  snprintf(buf + w, size - (size_t)w, ".npy");
+}
+
+/* --output-dir, before anything runs: D is an existing, writable directory (korch-run does not
+ * create it: a typo should not scatter outputs), and no two outputs map to the same file name
+ * (`a/b` and `a_b` both become a_b.npy: the second would overwrite the first). */
+static bool check_output_dir(const char *dir, const kr_rt_plan *plan) {
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "korch-run: --output-dir %s: not an existing directory (korch-run does not create it)\n", dir);
+    return false;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    fprintf(stderr, "korch-run: --output-dir %s: not writable: %s\n", dir, strerror(errno));
+    return false;
+  }
+  bool ok = true;
+  for (unsigned i = 0; i < plan->num_outputs; i++)
+    for (unsigned j = 0; j < i; j++) {
+      char a[4096], b[4096];
+      output_file(dir, plan->outputs[i].name, a, sizeof a);
+      output_file(dir, plan->outputs[j].name, b, sizeof b);
+      if (!strcmp(a, b)) {
+        fprintf(stderr, "korch-run: --output-dir: outputs '%s' and '%s' would both be written to %s\n",
+                plan->outputs[j].name, plan->outputs[i].name, a);
+        ok = false;
+      }
+    }
+  return ok;
 }
 
 /* DIR/model.plan.xml for a directory, the path itself otherwise (malloc'd). */
@@ -419,13 +469,39 @@ static int run_one(const options *o) {
   }
   if (o->dry_run) {
     unsigned checks = 0;
-    if (kr_rt_dry_run(&plan, &err, &checks) != KR_RT_OK) {
-      fprintf(stderr, "%s\n", err.msg);
+    bool ok = kr_rt_dry_run(&plan, &err, &checks) == KR_RT_OK;
+    if (!ok) fprintf(stderr, "%s\n", err.msg);
+    /* The given --input and --expect files are read and checked against the plan (dtype and
+     * shape), which needs no GPU either; inputs not given are not required here. */
+    for (unsigned pass = 0; pass < 2; pass++) {
+      const binding *bs = pass ? o->expects : o->inputs;
+      unsigned nb = pass ? o->num_expects : o->num_inputs;
+      const kr_rt_tensor *ts = pass ? plan.outputs : plan.inputs;
+      unsigned nt = pass ? plan.num_outputs : plan.num_inputs;
+      for (unsigned b = 0; b < nb; b++, checks++) {
+        int i = find_tensor(ts, nt, bs[b].name);
+        kr_rt_array a = {{0}, 0, {0}, NULL, 0};
+        if (i < 0) {
+          fprintf(stderr, "korch-run: %s %s: the plan has no %s of that name\n", pass ? "--expect" : "--input",
+                  bs[b].name, pass ? "output" : "input");
+          ok = false;
+        } else if (read_for(&ts[i], pass ? "reference for output" : "input", bs[b].file, &a, &err) != KR_RT_OK) {
+          fprintf(stderr, "korch-run: %s\n", err.msg);
+          ok = false;
+        }
+        kr_rt_array_free(&a);
+      }
+    }
+    if (!ok) {
       fprintf(stderr, "korch-run: dry run of %s: FAILED\n", plan.path);
       rc = 1;
     } else
       printf("korch-run: dry run of %s: %u checks passed (%u kernels, %u launches)\n", plan.path, checks,
              plan.num_kernels, plan.num_launches);
+    goto done;
+  }
+  if (o->output_dir && !check_output_dir(o->output_dir, &plan)) {
+    rc = 1;
     goto done;
   }
   /* Everything on the host first: a bad input is reported without touching the GPU. */
@@ -493,14 +569,7 @@ static int run_one(const options *o) {
     for (unsigned k = 0; k < o->num_outputs; k++)
       if (!strcmp(o->outputs[k].name, t->name)) file = o->outputs[k].file;
     if (o->output_dir) {
-      /* ONNX names may hold '/' (PyTorch's "/layer/Add_output_0"): keep file names plain. */
-      int w = snprintf(buf, sizeof buf, "%s/", o->output_dir);
-      for (const char *c = t->name; *c && w + 5 < (int)sizeof buf; c++)
-        buf[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
-                           *c == '_' || (*c == '.' && c != t->name)
-                       ? *c
-                       : '_';
-      snprintf(buf + w, sizeof buf - (size_t)w, ".npy");
+      output_file(o->output_dir, t->name, buf, sizeof buf);
       file = buf;
     }
     if (!file && !ref[i].data) continue;
@@ -606,6 +675,12 @@ failed:
 }
 
 static int run_check_list(const options *o) {
+  struct stat sb;
+  if (stat(o->check_list, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    fprintf(stderr, "korch-run: %s: not a regular file (--check-list takes a file listing one DIR per line)\n",
+            o->check_list);
+    return 1;
+  }
   FILE *f = fopen(o->check_list, "r");
   if (!f) {
     fprintf(stderr, "korch-run: %s: cannot open: %s\n", o->check_list, strerror(errno));
@@ -642,8 +717,18 @@ static int run_check_list(const options *o) {
       failed++;
     fflush(stdout);
   }
+  bool read_error = ferror(f) != 0;
   fclose(f);
   kr_rt_device_close(dev);
+  if (read_error) {
+    fprintf(stderr, "korch-run: %s: read error\n", o->check_list);
+    return 1;
+  }
+  if (passed + failed == 0) {
+    /* Nothing checked is not a success: an empty or all-comment list is a mistake. */
+    fprintf(stderr, "korch-run: %s lists no artifact directory\n", o->check_list);
+    return 1;
+  }
   printf("korch-run: %u passed, %u failed of %u%s\n", passed, failed, passed + failed, o->dry_run ? " (dry run)" : "");
   return failed ? 1 : 0;
 }
@@ -659,7 +744,12 @@ int main(int argc, char **argv) {
   } else if (o.profile_dir) {
 #ifdef KORCH_RUNTIME_HAS_PROFILE
     kr_rt_device *dev = NULL;
-    if ((rc = open_device(&o, &dev)) == 0) {
+    if (o.dry_run) {
+      /* Every candidate's dry-run checks (and the database path and the hashes), no GPU, no
+       * database write. */
+      kr_rt_error err = {{0}};
+      if (kr_rt_profile_dry_run(o.profile_dir, o.db, stdout, &err) != KR_RT_OK) rc = fail(&err);
+    } else if ((rc = open_device(&o, &dev)) == 0) {
       kr_rt_error err = {{0}};
       if (kr_rt_profile(dev, o.profile_dir, o.db, o.warmup, o.bench ? o.bench : 20, stdout, &err) != KR_RT_OK) rc = fail(&err);
       kr_rt_device_close(dev);

@@ -20,12 +20,14 @@
 #include <string.h>
 
 #include "korch/artifact.h"
+#include "korch/kernel.h" /* KR_KERNEL_FUNC_OP */
 #include "korch/korch.h"
 #include "korch/nvptx.h"
 #include "korch/onnx.h"
 #include "korch/op.h"
 #include "support/file_io.h"
 #include "support/flag_value.h"
+#include "support/input_shape.h"
 #include "support/npy.h"
 
 static const char *const TOOL = "korch-translate";
@@ -127,39 +129,6 @@ static int bad_usage(const char *fmt, const char *arg) {
   return 2;
 }
 
-/* "1x3x224x224" / "scalar" */
-static bool parse_dims(const char *s, kr_onnx_input_shape *out) {
-  int64_t *dims = calloc(KR_OP_MAX_RANK, sizeof *dims);
-  unsigned rank = 0;
-  if (!strcmp(s, "scalar")) {
-    out->dims = dims;
-    out->rank = 0;
-    return true;
-  }
-  while (*s) {
-    if (rank == KR_OP_MAX_RANK || *s < '0' || *s > '9') goto fail;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || v < 0) goto fail;
-    dims[rank++] = v;
-    s = end;
-    if (*s == 'x') {
-      s++;
-      if (!*s) goto fail;
-    } else if (*s) {
-      goto fail;
-    }
-  }
-  if (!rank) goto fail;
-  out->dims = dims;
-  out->rank = rank;
-  return true;
-fail:
-  free(dims);
-  return false;
-}
-
 /* Option values: `--flag value` or `--flag=value`; "" when the value is missing (each use then
  * reports its expected form). */
 static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
@@ -195,20 +164,13 @@ static int parse_args(int argc, char **argv, options *o, bool *help) {
       if (i + 1 >= argc) return bad_usage("'%s' needs a file name", a);
       o->output = argv[++i];
     } else if (!strncmp(a, "-o", 2) && a[2] && a[2] != '-') {
-      o->output = a + 2;
+      o->output = a + 2 + (a[2] == '='); /* -oFILE, and -o=FILE as korch-opt reads it */
+      if (!*o->output) return bad_usage("'%s' needs a file name", a);
     } else if ((v = flag_value(argc, argv, &i, "--input-shape"))) {
-      const char *eq = strrchr(v, '=');
-      kr_onnx_input_shape s = {0};
-      if (!eq || eq == v || !parse_dims(eq + 1, &s))
-        return bad_usage("--input-shape expects NAME=DIMS such as x=1x3x224x224, got '%s'", v);
-      s.name = strndup(v, (size_t)(eq - v));
-      for (size_t k = 0; k < o->shapes.len; k++)
-        if (!strcmp(KR_VEC_AT(&o->shapes, kr_onnx_input_shape, k).name, s.name)) {
-          int rc = bad_usage("--input-shape %s: given twice", s.name);
-          free((void *)s.name);
-          free((void *)s.dims);
-          return rc;
-        }
+      kr_onnx_input_shape s;
+      char msg[512];
+      if (!kr_tool_parse_input_shape(v, KR_VEC_DATA(&o->shapes, kr_onnx_input_shape), o->shapes.len, &s, msg, sizeof msg))
+        return bad_usage("%s", msg);
       KR_VEC_PUSH(&o->shapes, kr_onnx_input_shape, s);
     } else if ((v = flag_value(argc, argv, &i, "--bind-input"))) {
       const char *eq = strchr(v, '=');
@@ -335,23 +297,53 @@ static int list_shape_inputs(const options *o) {
   return rc;
 }
 
-/* --emit-llvm / --emit-ptx: parse and verify the .kir, generate into memory, then write it
- * atomically (nothing is written when code generation fails). */
-static int emit_nvptx(const options *o, bool ptx) {
+/* The input .kir of the --emit-* modes, parsed and verified in a fresh context whose diagnostics
+ * go to standard error; NULL after an error (reported).  Release *ctx and *buf with close_input
+ * (also after NULL). */
+static kr_op *open_input(const options *o, kr_context **ctx, char **buf) {
   size_t len;
-  char *buf = kr_tool_read_file(TOOL, o->input, &len);
-  if (!buf) return 1;
-  kr_context *ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
+  *ctx = NULL;
+  *buf = kr_tool_read_file(TOOL, o->input, &len);
+  if (!*buf) return NULL;
+  *ctx = kr_context_create();
+  kr_context_set_diag_handler(*ctx, kr_diag_print_handler, stderr);
+  if (KR_FAILED(kr_register_core_dialects(*ctx))) return NULL;
+  const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+  return kr_parse_source(*ctx, filename, *buf, len, true);
+}
+
+static void close_input(kr_context *ctx, char *buf) {
+  if (ctx) kr_context_destroy(ctx);
+  free(buf);
+}
+
+/* Whether `module` holds a kernel.func to generate code for.  An op- or prim-level module has
+ * none and would give a PTX module without entries, exit 0 (an unscheduled kernel.func is
+ * reported by the lowering).  A launch-less host function at the kernel level is fine for
+ * --emit-artifact, which does not come here. */
+static bool has_scheduled_kernels(kr_op *module) {
+  kr_block *mb = module->num_regions ? module->regions[0].first : NULL;
+  unsigned n = 0;
+  for (kr_op *op = mb ? mb->first : NULL; op; op = op->next) n += !strcmp(op->name, KR_KERNEL_FUNC_OP);
+  if (!n)
+    kr_op_emit_error(module, "no scheduled kernels: run the pipeline to the scheduled level (op-to-prim ... "
+                             "orchestrate, schedule, lower-task-mappings), see docs/Codegen.md");
+  return n > 0;
+}
+
+/* --emit-llvm / --emit-ptx: generate into memory, then write it atomically (nothing is written
+ * when code generation fails). */
+static int emit_nvptx(const options *o, bool ptx) {
+  kr_context *ctx;
+  char *buf;
+  kr_op *module = open_input(o, &ctx, &buf);
   int rc = 1;
-  if (!KR_FAILED(kr_register_core_dialects(ctx))) {
-    const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
-    kr_op *module = kr_parse_source(ctx, filename, buf, len, true);
+  if (module && has_scheduled_kernels(module)) {
     kr_nvptx_options no = kr_nvptx_default_options();
     no.gpu_arch = o->gpu_arch;
     kr_ostream mem;
     kr_ostream_init_mem(&mem);
-    if (module && !KR_FAILED(ptx ? kr_nvptx_emit_ptx(module, &no, &mem) : kr_nvptx_emit_llvm(module, &no, &mem))) {
+    if (!KR_FAILED(ptx ? kr_nvptx_emit_ptx(module, &no, &mem) : kr_nvptx_emit_llvm(module, &no, &mem))) {
       kr_tool_output out;
       if (kr_tool_output_open(&out, TOOL, o->output)) {
         if (fwrite(kr_ostream_str(&mem), 1, mem.len, out.file) != mem.len) {
@@ -364,54 +356,42 @@ static int emit_nvptx(const options *o, bool ptx) {
     }
     kr_ostream_close(&mem);
   }
-  kr_context_destroy(ctx);
-  free(buf);
+  close_input(ctx, buf);
   return rc;
 }
 
-/* --emit-artifact: parse and verify the planned .kir, then kr_artifact_write, which produces
- * every file in memory before writing any. */
+/* The artifact options of --emit-artifact and --emit-candidates. */
+static kr_artifact_options artifact_options(const options *o) {
+  kr_artifact_options ao = kr_artifact_default_options();
+  ao.nvptx.gpu_arch = o->gpu_arch;
+  ao.ptxas = o->no_ptxas ? "" : o->ptxas;
+  return ao;
+}
+
+/* --emit-artifact: the planned .kir through kr_artifact_write, which produces every file in
+ * memory before writing any. */
 static int emit_artifact(const options *o) {
-  size_t len;
-  char *buf = kr_tool_read_file(TOOL, o->input, &len);
-  if (!buf) return 1;
-  kr_context *ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
-  int rc = 1;
-  if (!KR_FAILED(kr_register_core_dialects(ctx))) {
-    const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
-    kr_op *module = kr_parse_source(ctx, filename, buf, len, true);
-    kr_artifact_options ao = kr_artifact_default_options();
-    ao.nvptx.gpu_arch = o->gpu_arch;
-    ao.ptxas = o->no_ptxas ? "" : o->ptxas;
-    if (module && !KR_FAILED(kr_artifact_write(module, o->output, &ao))) rc = 0;
-  }
-  kr_context_destroy(ctx);
-  free(buf);
+  kr_context *ctx;
+  char *buf;
+  kr_op *module = open_input(o, &ctx, &buf);
+  kr_artifact_options ao = artifact_options(o);
+  int rc = module && !KR_FAILED(kr_artifact_write(module, o->output, &ao)) ? 0 : 1;
+  close_input(ctx, buf);
   return rc;
 }
 
-/* --emit-candidates: parse and verify the prim-level .kir, then kr_artifact_emit_candidates
- * (one artifact per candidate kernel, for korch-run --profile). */
+/* --emit-candidates: the prim-level .kir through kr_artifact_emit_candidates (one artifact per
+ * candidate kernel, for korch-run --profile). */
 static int emit_candidates(const options *o) {
-  size_t len;
-  char *buf = kr_tool_read_file(TOOL, o->input, &len);
-  if (!buf) return 1;
-  kr_context *ctx = kr_context_create();
-  kr_context_set_diag_handler(ctx, kr_diag_print_handler, stderr);
-  int rc = 1;
-  if (!KR_FAILED(kr_register_core_dialects(ctx))) {
-    const char *filename = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
-    kr_op *module = kr_parse_source(ctx, filename, buf, len, true);
-    kr_artifact_options ao = kr_artifact_default_options();
-    ao.nvptx.gpu_arch = o->gpu_arch;
-    ao.ptxas = o->no_ptxas ? "" : o->ptxas;
-    unsigned n = 0;
-    if (module && !KR_FAILED(kr_artifact_emit_candidates(module, o->output, &ao, o->max_size, o->max_candidates, &n)))
-      rc = 0;
-  }
-  kr_context_destroy(ctx);
-  free(buf);
+  kr_context *ctx;
+  char *buf;
+  kr_op *module = open_input(o, &ctx, &buf);
+  kr_artifact_options ao = artifact_options(o);
+  unsigned n = 0;
+  int rc = module && !KR_FAILED(kr_artifact_emit_candidates(module, o->output, &ao, o->max_size, o->max_candidates, &n))
+               ? 0
+               : 1;
+  close_input(ctx, buf);
   return rc;
 }
 
