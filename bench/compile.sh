@@ -46,23 +46,13 @@ if (( ${#models[@]} == 0 )); then
   models+=(base)
 fi
 
-gen=$root/bench/models/make_bert_base.py
-gen_dir=$build/bench/models
+# shellcheck source=models/bert_base.sh
+. "$root/bench/models/bert_base.sh"
 for i in "${!models[@]}"; do
   m=${models[$i]}
   if [[ $m == base ]]; then
-    name=bert_base_2l
-    [[ -n ${GEN_ARGS:-} ]] && name=bert_gen
-    onnx=$gen_dir/$name.onnx
-    stamp=$gen_dir/$name.args
-    # shellcheck disable=SC2086  # GEN_ARGS is a list of arguments
-    if [[ ! -f $onnx || $gen -nt $onnx || $root/test/Frontend/onnx/Inputs/onnx_gen.py -nt $onnx ||
-          "$(cat "$stamp" 2>/dev/null)" != "${GEN_ARGS:-}" ]]; then
-      echo "generating $onnx ..."
-      python3 "$gen" ${GEN_ARGS:-} --name "$name" "$gen_dir"
-      printf '%s' "${GEN_ARGS:-}" > "$stamp"
-    fi
-    models[$i]=$onnx
+    make_bert_base "$root" "$build"
+    models[$i]=$bert_base_onnx
   elif [[ ! -f $m && -f $shared/$m.onnx ]]; then
     models[$i]=$shared/$m.onnx
   elif [[ ! -f $m ]]; then
