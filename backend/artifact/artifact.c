@@ -233,8 +233,6 @@ kr_status kr_artifact_write_profiled(kr_op *module, const char *dir, const kr_ar
   kr_ostream ptx, xml;
   kr_ostream_init_mem(&ptx);
   kr_ostream_init_mem(&xml);
-  unsigned char *weights = NULL;
-  uint64_t weights_bytes = 0;
   kr_op *host = NULL;
   kr_target target;
   kr_status st = check_module(module, &arena, &m, &host);
@@ -250,19 +248,16 @@ kr_status kr_artifact_write_profiled(kr_op *module, const char *dir, const kr_ar
     st = kr_nvptx_emit_ptx(module, &o.nvptx, &ptx);
   }
   if (!st) st = run_ptxas(module, &o, kr_ostream_str(&ptx), &m);
-  bool stream = false;
-  if (!st) st = kr_artifact_weights_check(&m.plan, &stream);
-  if (!st && !stream) st = kr_artifact_weights(&m.plan, &weights, &weights_bytes);
+  if (!st) st = kr_artifact_weights_check(&m.plan);
   if (!st) st = kr_artifact_plan_xml(&m, &xml);
   if (!st) {
     artifact_file files[3] = {
-        {KR_ARTIFACT_WEIGHTS, weights, (size_t)weights_bytes, stream ? &m.plan : NULL, {0}},
+        {KR_ARTIFACT_WEIGHTS, NULL, 0, &m.plan, {0}},
         {KR_ARTIFACT_PTX, kr_ostream_str(&ptx), ptx.len, NULL, {0}},
         {KR_ARTIFACT_PLAN, kr_ostream_str(&xml), xml.len, NULL, {0}},
     };
     st = write_files(module, dir, files, 3);
   }
-  free(weights);
   kr_ostream_close(&ptx);
   kr_ostream_close(&xml);
   kr_arena_release(&arena);

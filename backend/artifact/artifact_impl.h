@@ -58,19 +58,13 @@ kr_status kr_artifact_write_profiled(kr_op *module, const char *dir, const kr_ar
  * not valid UTF-8) are diagnostics at the host function. */
 kr_status kr_artifact_plan_xml(const kr_artifact_model *m, kr_ostream *os);
 
-/* The weights blob: plan.weights_bytes bytes (malloc'd into *data, caller frees; NULL when 0
- * bytes), each weight's little-endian element storage at its offset, zero elsewhere.  Errors
- * (a value that kr_tensor_from_attr cannot read, a size or range that disagrees with the plan)
- * are diagnostics at the constant. */
-kr_status kr_artifact_weights(const kr_plan *plan, unsigned char **data, uint64_t *bytes);
-
-/* model.weights without the blob in memory (speed on large models): kr_artifact_weights_check
- * makes kr_artifact_weights's checks (the same diagnostics) and says whether the weights can be
- * streamed (*streamable: no two ranges share a byte; otherwise use kr_artifact_weights); then
- * kr_artifact_weights_stream writes exactly kr_artifact_weights's bytes to `f` (the weights in
- * offset order, zero bytes in the gaps and up to plan.weights_bytes).  Returns 0 or an errno
- * value. */
-kr_status kr_artifact_weights_check(const kr_plan *plan, bool *streamable);
+/* model.weights (docs/PlanFormat.md), streamed without a blob in memory (speed on large models):
+ * kr_artifact_weights_check reads every weight before any file is written (errors: a value that
+ * kr_tensor_from_attr cannot read, a size or range that disagrees with the plan, as diagnostics
+ * at the constant); kr_artifact_weights_stream then writes plan.weights_bytes bytes to `f`: each
+ * weight's little-endian element storage at its offset, zero bytes elsewhere.  Returns 0 or an
+ * errno value. */
+kr_status kr_artifact_weights_check(const kr_plan *plan);
 int kr_artifact_weights_stream(const kr_plan *plan, FILE *f);
 
 /* The element type's name in model.plan.xml ("f32", "ui8", "i1", ...), NULL for a type the

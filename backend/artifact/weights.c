@@ -11,50 +11,11 @@
 #include "korch/diag.h"
 #include "korch/interp.h"
 
-kr_status kr_artifact_weights(const kr_plan *plan, unsigned char **data, uint64_t *bytes) {
-  *data = NULL;
-  *bytes = plan->weights_bytes;
-  if (plan->weights_bytes > SIZE_MAX / 2)
-    return kr_op_emit_error(plan->func, "artifact: the weights region (%llu bytes) is too large for this host",
-                            (unsigned long long)plan->weights_bytes);
-  unsigned char *blob = plan->weights_bytes ? calloc(1, (size_t)plan->weights_bytes) : NULL;
-  if (plan->weights_bytes && !blob)
-    return kr_op_emit_error(plan->func, "artifact: out of memory for the %llu bytes of weights",
-                            (unsigned long long)plan->weights_bytes);
-  for (unsigned i = 0; i < plan->num_weights; i++) {
-    const kr_plan_weight *w = &plan->weights[i];
-    kr_tensor t;
-    if (KR_FAILED(kr_tensor_from_attr(&t, w->value))) {
-      free(blob);
-      return kr_op_emit_error(w->constant, "artifact: cannot read the constant's value (a dense or dense_resource "
-                                           "tensor of static shape is expected)");
-    }
-    /* kr_plan_read checked the range against the region; this guards against a plan whose
-     * size disagrees with the value actually stored (e.g. a resource blob of another size). */
-    bool fits = t.nbytes == w->ref.bytes && w->ref.offset <= plan->weights_bytes &&
-                w->ref.bytes <= plan->weights_bytes - w->ref.offset;
-    if (!fits) {
-      kr_tensor_free(&t);
-      free(blob);
-      return kr_op_emit_error(w->constant,
-                              "artifact: the constant holds %zu bytes but the plan gives it [%llu, %llu) of a "
-                              "%llu-byte weights region",
-                              t.nbytes, (unsigned long long)w->ref.offset,
-                              (unsigned long long)(w->ref.offset + w->ref.bytes),
-                              (unsigned long long)plan->weights_bytes);
-    }
-    if (t.nbytes) memcpy(blob + w->ref.offset, t.data, t.nbytes);
-    kr_tensor_free(&t);
-  }
-  *data = blob;
-  return KR_SUCCESS;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Streaming: the same bytes as kr_artifact_weights, written straight from the constants' storage
- * into the file.  Speed, not format: a BERT-base-sized model has 57 MB of weights, and building the
- * blob first cost a 57 MB allocation (page faults) and a copy before the write, ~0.25 s of a 3 s
- * compile (bench/compile.sh). */
+/* The weights are written straight from the constants' storage into the file, in offset order:
+ * a BERT-base-sized model has 57 MB of weights, and building a blob first cost a 57 MB allocation
+ * (page faults) and a copy before the write, ~0.25 s of a 3 s compile (bench/compile.sh).
+ * kr_plan_read has already refused weight ranges that share a byte, so offset order is file
+ * order. */
 
 typedef struct weight_order {
   uint64_t offset, bytes;
@@ -67,40 +28,27 @@ static int by_offset(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-kr_status kr_artifact_weights_check(const kr_plan *plan, bool *streamable) {
-  *streamable = true;
-  weight_order *order = plan->num_weights ? malloc(plan->num_weights * sizeof *order) : NULL;
-  if (plan->num_weights && !order)
-    return kr_op_emit_error(plan->func, "artifact: out of memory checking %u weights", plan->num_weights);
+kr_status kr_artifact_weights_check(const kr_plan *plan) {
   for (unsigned i = 0; i < plan->num_weights; i++) {
     const kr_plan_weight *w = &plan->weights[i];
     kr_tensor t;
-    if (KR_FAILED(kr_tensor_from_attr(&t, w->value))) {
-      free(order);
+    if (KR_FAILED(kr_tensor_from_attr(&t, w->value)))
       return kr_op_emit_error(w->constant, "artifact: cannot read the constant's value (a dense or dense_resource "
                                            "tensor of static shape is expected)");
-    }
+    /* kr_plan_read checked the range against the region; this guards against a plan whose
+     * size disagrees with the value actually stored (e.g. a resource blob of another size). */
     bool fits = t.nbytes == w->ref.bytes && w->ref.offset <= plan->weights_bytes &&
                 w->ref.bytes <= plan->weights_bytes - w->ref.offset;
     size_t nbytes = t.nbytes;
     kr_tensor_free(&t);
-    if (!fits) {
-      free(order);
+    if (!fits)
       return kr_op_emit_error(w->constant,
                               "artifact: the constant holds %zu bytes but the plan gives it [%llu, %llu) of a "
                               "%llu-byte weights region",
                               nbytes, (unsigned long long)w->ref.offset,
                               (unsigned long long)(w->ref.offset + w->ref.bytes),
                               (unsigned long long)plan->weights_bytes);
-    }
-    order[i] = (weight_order){w->ref.offset, w->ref.bytes, i};
   }
-  /* Ranges that share bytes (not something plan-buffers makes) are left to the blob, whose
-   * "later weight wins" the stream would have to imitate. */
-  if (plan->num_weights) qsort(order, plan->num_weights, sizeof *order, by_offset);
-  for (unsigned i = 1; i < plan->num_weights; i++)
-    if (order[i].bytes && order[i].offset < order[i - 1].offset + order[i - 1].bytes) *streamable = false;
-  free(order);
   return KR_SUCCESS;
 }
 
